@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Capture libmemcached ketama vectors by running Debian's libmemcached (no server needed).
+# Installs the apt packages if missing, compiles capture.c, (over)writes
+# conformance/vectors/v1/libmemcached-*.json.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+peers="$(dirname "$here")"
+conf="$(dirname "$peers")"
+work="$peers/.work/libmemcached"
+out="$conf/vectors/v1"
+mkdir -p "$work" "$out"
+
+need=()
+for p in libmemcached-dev gcc pkg-config python3; do
+  case "$p" in
+    python3) command -v python3 >/dev/null || need+=(python3) ;;
+    *) dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || need+=("$p") ;;
+  esac
+done
+if [ "${#need[@]}" -gt 0 ]; then
+  echo "installing: ${need[*]}" >&2
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+
+# Version label read from dpkg at capture time (the runtime library package).
+deb_version="$(dpkg-query -W -f='${Version}' libmemcached11)"
+label="Debian libmemcached11 $deb_version"
+
+gcc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -o "$work/capture" "$here/capture.c" \
+  $(pkg-config --cflags --libs libmemcached)
+
+# keys.json -> one lowercase hex key per line (empty line = empty key)
+python3 - "$peers/keys.json" > "$work/keys.hex" <<'PY'
+import json, sys
+for k in json.load(open(sys.argv[1]))["keys"]:
+    print(k["hex"].lower())
+PY
+
+"$work/capture" write "$out" "$work/keys.hex" "$label" "conformance/peers/libmemcached/capture.sh"

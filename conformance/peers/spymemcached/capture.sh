@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Capture spymemcached KetamaNodeLocator vectors by running Debian's libspymemcached-java.
+# Installs the apt package if missing, compiles Capture.java, (over)writes
+# conformance/vectors/v1/spymemcached-*.json.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+peers="$(dirname "$here")"
+conf="$(dirname "$peers")"
+work="$peers/.work/spymemcached"
+out="$conf/vectors/v1"
+mkdir -p "$work/classes" "$out"
+
+pkg=libspymemcached-java
+if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed'; then
+  echo "installing: $pkg" >&2
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$pkg" >/dev/null
+fi
+command -v javac >/dev/null && command -v java >/dev/null || { echo "javac/java (JDK 17) required" >&2; exit 1; }
+
+jar="$(dpkg -L "$pkg" | grep -E '^/usr/share/java/spymemcached\.jar$' | head -1)"
+[ -n "$jar" ] || { echo "spymemcached.jar not found in $pkg" >&2; exit 1; }
+
+deb_version="$(dpkg-query -W -f='${Version}' "$pkg")"
+upstream="${deb_version%%[+-]*}"
+java_version="$(java -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.runtime.version = //p')"
+label="$upstream (Debian $pkg $deb_version; OpenJDK $java_version)"
+
+javac -Xlint:all -Werror -d "$work/classes" -cp "$jar" "$here/Capture.java"
+
+python3 - "$peers/keys.json" > "$work/keys.hex" <<'PY'
+import json, sys
+for k in json.load(open(sys.argv[1]))["keys"]:
+    print(k["hex"].lower())
+PY
+
+java -cp "$jar:$work/classes" Capture "$out" "$work/keys.hex" "$label" "conformance/peers/spymemcached/capture.sh"

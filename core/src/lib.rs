@@ -1,0 +1,73 @@
+//! # keyroute
+//!
+//! Which node owns this key? Consistent-hashing routing for caches, shards and stateful
+//! services, with one promise: **the same key and the same topology give the same node in
+//! every language and on every platform.** This crate is the `no_std` core that every surface
+//! (C, Python, Node, WebAssembly, the `keyroute` command) calls.
+//!
+//! ```
+//! use keyroute::{Node, Ring, Topology};
+//!
+//! let topology = Topology::new(vec![
+//!     Node::new("cache-a"),
+//!     Node::new("cache-b").with_weight(2),
+//!     Node::new("cache-c"),
+//! ])?;
+//! let ring = Ring::new(topology, 160)?;
+//! let owner = ring.route(b"user:42");
+//! println!("user:42 lives on {}", String::from_utf8_lossy(ring.topology().nodes()[owner as usize].id()));
+//! # Ok::<(), keyroute::Error>(())
+//! ```
+//!
+//! Keys are bytes; answers are indices into the topology's node list. Algorithms:
+//! [`Ring`] (weighted virtual points, native ring-v1 or a peer's [`PointScheme`]), [`Jump`],
+//! [`Rendezvous`], [`Maglev`], [`Slots`], [`MultiProbe`] and the [`Modulo`] baseline; [`Router`]
+//! holds any of them. Nothing here panics on any input: every fallible call returns [`Error`].
+
+#![no_std]
+#![deny(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::unreachable,
+    clippy::todo,
+    clippy::unimplemented
+)]
+#![cfg_attr(
+    test,
+    allow(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::indexing_slicing,
+        clippy::panic
+    )
+)]
+
+extern crate alloc;
+
+mod error;
+pub mod hash;
+mod jump;
+mod keyhash;
+mod maglev;
+mod modulo;
+mod multiprobe;
+mod rendezvous;
+mod replicas;
+pub mod ring;
+mod router;
+mod slots;
+mod topology;
+
+pub use error::{Error, Result};
+pub use jump::{Jump, JumpKey, JumpVariant, jump_hash, jump_hash_guava};
+pub use keyhash::KeyHash;
+pub use maglev::{DEFAULT_TABLE_SIZE, MAX_TABLE_SIZE, Maglev, is_prime};
+pub use modulo::Modulo;
+pub use multiprobe::{DEFAULT_PROBES, MAX_PROBES, MultiProbe};
+pub use rendezvous::Rendezvous;
+pub use ring::{DEFAULT_POINTS_PER_WEIGHT, MAX_POINTS, PointScheme, Ring};
+pub use router::Router;
+pub use slots::{MAX_SLOTS, REDIS_SLOTS, SlotFn, Slots, redis_hash_tag, redis_slot};
+pub use topology::{MAX_ID_LEN, MAX_NODES, Node, Topology};

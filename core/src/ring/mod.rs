@@ -1,0 +1,472 @@
+//! Hash ring with weighted virtual points.
+//!
+//! One ring, many point schemes: which bytes are hashed for point *i* of node *n*, how many
+//! points one digest yields, how weights turn into point counts, the lookup rule and the
+//! tie-break are all fields of [`PointScheme`]. keyroute's native scheme is
+//! [`PointScheme::v1`] ("ring-v1", written down byte for byte in `conformance/SPEC.md`); the
+//! peer presets (ketama, nginx, …) are other values of the same struct.
+
+mod table;
+
+use alloc::boxed::Box;
+use alloc::vec::Vec;
+
+pub(crate) use table::PointTable;
+pub use table::{LookupRule, TieBreak};
+
+use crate::{Error, KeyHash, Result, Topology, hash, replicas};
+
+/// Points per weight unit in ring-v1 when the caller does not choose.
+pub const DEFAULT_POINTS_PER_WEIGHT: u32 = 160;
+
+/// Which bytes are hashed for each point, and how a digest becomes points.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Placement {
+    /// ring-v1: point *i* of a node is `xxh3_64(le32(len(id)) || id || le32(i))`, one point per
+    /// name. The length prefix makes the encoding unambiguous (`"ab"+1` ≠ `"a"+"b1"`).
+    V1,
+    /// Ketama-style names: name *i* of node *n* is `prefixes[n] || decimal(i)`; each name is
+    /// digested by `digest`.
+    Named {
+        /// Per node, the bytes before the decimal index (e.g. `"10.0.0.1:11212-"`).
+        prefixes: Box<[Box<[u8]>]>,
+        /// How one name becomes points.
+        digest: NameDigest,
+    },
+    /// nginx `hash … consistent`: point *j* of a node is
+    /// `crc32(base || le32(point j-1))`, point -1 being 0, with `base = host || 0x00 || port`.
+    Crc32Chain {
+        /// Per node, the `host \0 port` bytes.
+        bases: Box<[Box<[u8]>]>,
+    },
+}
+
+/// How one point name becomes points.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum NameDigest {
+    /// MD5 of the name, cut into `n` (1..=4) little-endian u32 points.
+    Md5Words(u8),
+    /// One point per name: the given key hash of the name.
+    Hash(KeyHash),
+}
+
+impl NameDigest {
+    fn points_per_name(self) -> u32 {
+        match self {
+            Self::Md5Words(n) => u32::from(n),
+            Self::Hash(_) => 1,
+        }
+    }
+}
+
+/// How many names a node gets (each name yields the digest's points).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum NameCount {
+    /// `weight × n` names.
+    PerWeight(u32),
+    /// `n` names for every node with a positive weight, whatever the weight.
+    Fixed(u32),
+    /// libmemcached / twemproxy / spymemcached weighted ketama, in IEEE binary32:
+    /// `floor(f32(f32(w)/f32(total) * per_server / 4 * f32(nodes) + 1e-10))` names (of 4 points).
+    KetamaF32 {
+        /// Points per server before weighting (160).
+        per_server: u32,
+    },
+    /// Exact integer share: `floor(per_node × nodes × w / total)` (uhashring, Python hash_ring).
+    IntegerShare {
+        /// Names per node at equal weights.
+        per_node: u32,
+    },
+    /// npm hashring's double share: `floor(w / total * per_node * nodes)`, left to right in f64.
+    DoubleShare {
+        /// Names per node at equal weights.
+        per_node: u32,
+    },
+}
+
+/// Everything that decides where a ring puts points and how a key finds one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PointScheme {
+    /// Bytes hashed per point.
+    pub placement: Placement,
+    /// Names (digests) per node.
+    pub count: NameCount,
+    /// Hash of the key; its width (32 or 64 bits) must match the points'.
+    pub key_hash: KeyHash,
+    /// `>=` or `>`.
+    pub lookup: LookupRule,
+    /// Which node owns a point value that several nodes produced.
+    pub ties: TieBreak,
+}
+
+impl PointScheme {
+    /// keyroute's native ring-v1 with `points_per_weight` points per unit of weight.
+    #[must_use]
+    pub fn v1(points_per_weight: u32) -> Self {
+        Self {
+            placement: Placement::V1,
+            count: NameCount::PerWeight(points_per_weight),
+            key_hash: KeyHash::Xxh3,
+            lookup: LookupRule::LowerBound,
+            ties: TieBreak::FirstNode,
+        }
+    }
+
+    fn point_bits(&self) -> u32 {
+        match self.placement {
+            Placement::V1 => 64,
+            Placement::Named {
+                digest: NameDigest::Hash(h),
+                ..
+            } => h.bits(),
+            Placement::Named { .. } | Placement::Crc32Chain { .. } => 32,
+        }
+    }
+
+    fn names_for(&self, topology: &Topology, index: u32) -> u64 {
+        let Some(node) = topology.node(index) else {
+            return 0;
+        };
+        let w = node.weight();
+        if w == 0 {
+            return 0;
+        }
+        let n = topology.len() as u64;
+        let total = topology.total_weight();
+        match self.count {
+            NameCount::PerWeight(k) => u64::from(w) * u64::from(k),
+            NameCount::Fixed(k) => u64::from(k),
+            NameCount::KetamaF32 { per_server } => {
+                let pct = w as f32 / total as f32;
+                let v = pct * per_server as f32 / 4.0 * n as f32 + 0.000_000_000_1_f32;
+                libm::floorf(v) as u64
+            }
+            NameCount::IntegerShare { per_node } => {
+                (u128::from(per_node) * u128::from(n) * u128::from(w) / u128::from(total)) as u64
+            }
+            NameCount::DoubleShare { per_node } => {
+                libm::floor(f64::from(w) / total as f64 * f64::from(per_node) * n as f64) as u64
+            }
+        }
+    }
+}
+
+/// Most points a ring may hold (about 350 MiB of table); more is refused, not attempted.
+pub const MAX_POINTS: usize = 1 << 25;
+
+/// A hash ring: keys go to the owner of the first point at or after (or after) their hash.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ring {
+    topology: Topology,
+    table: PointTable,
+    key_hash: KeyHash,
+    lookup: LookupRule,
+    /// Nodes that own at least one point.
+    reachable: u32,
+}
+
+impl Ring {
+    /// A ring-v1 ring with `points_per_weight` points per unit of weight.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for 0 points, [`Error::TooManyPoints`] past [`MAX_POINTS`].
+    pub fn new(topology: Topology, points_per_weight: u32) -> Result<Self> {
+        if points_per_weight == 0 {
+            return Err(Error::InvalidParameter(
+                "points per weight must be at least 1",
+            ));
+        }
+        Self::with_scheme(topology, &PointScheme::v1(points_per_weight))
+    }
+
+    /// A ring with any point scheme (native or a peer preset's).
+    ///
+    /// # Errors
+    /// [`Error::TooManyPoints`], [`Error::ZeroTotalWeight`] when no node gets a point, or
+    /// [`Error::InvalidParameter`] when the scheme does not fit the topology.
+    pub fn with_scheme(topology: Topology, scheme: &PointScheme) -> Result<Self> {
+        let per_name = scheme.placement_points_per_name();
+        let node_count = topology.len() as u32;
+        if let Placement::Named { prefixes: p, .. } | Placement::Crc32Chain { bases: p } =
+            &scheme.placement
+            && p.len() != topology.len()
+        {
+            return Err(Error::InvalidParameter(
+                "one point name per node is required",
+            ));
+        }
+        if let Placement::Named {
+            digest: NameDigest::Md5Words(0 | 5..),
+            ..
+        } = scheme.placement
+        {
+            return Err(Error::InvalidParameter(
+                "an MD5 digest yields 1 to 4 points",
+            ));
+        }
+        if scheme.key_hash.bits() != scheme.point_bits() {
+            return Err(Error::InvalidParameter(
+                "the key hash and the points differ in width",
+            ));
+        }
+        let mut total: u64 = 0;
+        let mut reachable = 0u32;
+        for i in 0..node_count {
+            let pts = scheme
+                .names_for(&topology, i)
+                .saturating_mul(u64::from(per_name));
+            reachable += u32::from(pts > 0);
+            total = total.saturating_add(pts);
+            if total > MAX_POINTS as u64 {
+                return Err(Error::TooManyPoints);
+            }
+        }
+        let generate = |emit: &mut dyn FnMut(u64, u32)| {
+            let mut name = Vec::new();
+            for i in 0..node_count {
+                let names = scheme.names_for(&topology, i);
+                emit_node_points(scheme, &topology, i, names, &mut name, emit);
+            }
+        };
+        let table = PointTable::build(
+            total as usize,
+            scheme.point_bits(),
+            topology.len(),
+            scheme.ties,
+            generate,
+        )?;
+        Ok(Self {
+            topology,
+            table,
+            key_hash: scheme.key_hash,
+            lookup: scheme.lookup,
+            reachable,
+        })
+    }
+
+    /// The owner of `key`.
+    #[inline]
+    #[must_use]
+    pub fn route(&self, key: &[u8]) -> u32 {
+        self.route_hash(self.key_hash.hash(key))
+    }
+
+    /// The owner of an already hashed key.
+    #[inline]
+    #[must_use]
+    pub fn route_hash(&self, h: u64) -> u32 {
+        self.table.owner(self.table.position(h, self.lookup))
+    }
+
+    /// Routes many keys into `out` (same length), overlapping their memory reads.
+    ///
+    /// # Errors
+    /// [`Error::BufferTooSmall`] when `out` is shorter than `keys`.
+    pub fn route_batch<K: AsRef<[u8]>>(&self, keys: &[K], out: &mut [u32]) -> Result<()> {
+        let out = out.get_mut(..keys.len()).ok_or(Error::BufferTooSmall)?;
+        const LANES: usize = 8;
+        let mut keys = keys.chunks_exact(LANES);
+        let mut outs = out.chunks_exact_mut(LANES);
+        for (k, o) in keys.by_ref().zip(outs.by_ref()) {
+            let mut h = [0u64; LANES];
+            for (hi, ki) in h.iter_mut().zip(k) {
+                *hi = self.key_hash.hash(ki.as_ref());
+            }
+            // Touch each key's run first: the eight independent loads overlap in flight.
+            let mut touched = 0u64;
+            for &hi in &h {
+                touched ^= self.table.point(self.table.run_start(hi));
+            }
+            core::hint::black_box(touched);
+            for (oi, &hi) in o.iter_mut().zip(&h) {
+                *oi = self.route_hash(hi);
+            }
+        }
+        for (k, o) in keys.remainder().iter().zip(outs.into_remainder()) {
+            *o = self.route(k.as_ref());
+        }
+        Ok(())
+    }
+
+    /// Writes `out.len()` distinct nodes for `key` in preference order: clockwise from the
+    /// key's point, distinct zones first when nodes carry zones.
+    ///
+    /// # Errors
+    /// [`Error::ReplicasExceedNodes`] when fewer nodes own points than replicas are asked for.
+    pub fn replicas(&self, key: &[u8], out: &mut [u32]) -> Result<()> {
+        let start = self.table.position(self.key_hash.hash(key), self.lookup);
+        let len = self.table.len();
+        replicas::select(&self.topology, self.reachable as usize, out, || {
+            (0..len).map(move |i| self.table.owner((start + i) % len))
+        })
+    }
+
+    /// The topology the ring was built from.
+    #[must_use]
+    pub fn topology(&self) -> &Topology {
+        &self.topology
+    }
+
+    /// Number of points on the ring.
+    #[must_use]
+    pub fn points(&self) -> usize {
+        self.table.len()
+    }
+
+    /// Bytes of heap held by the point table (points, owners, index).
+    #[must_use]
+    pub fn table_bytes(&self) -> usize {
+        self.table.heap_bytes()
+    }
+
+    /// The key hash this ring uses.
+    #[must_use]
+    pub fn key_hash(&self) -> KeyHash {
+        self.key_hash
+    }
+
+    pub(crate) fn into_parts(self) -> (Topology, PointTable) {
+        (self.topology, self.table)
+    }
+
+    /// Point value and owner at position `i` in ring order (for analysis and tests).
+    #[must_use]
+    pub fn point_at(&self, i: usize) -> Option<(u64, u32)> {
+        (i < self.table.len()).then(|| (self.table.point(i), self.table.owner(i)))
+    }
+}
+
+impl PointScheme {
+    fn placement_points_per_name(&self) -> u32 {
+        match &self.placement {
+            Placement::V1 | Placement::Crc32Chain { .. } => 1,
+            Placement::Named { digest, .. } => digest.points_per_name(),
+        }
+    }
+}
+
+fn emit_node_points(
+    scheme: &PointScheme,
+    topology: &Topology,
+    i: u32,
+    names: u64,
+    buf: &mut Vec<u8>,
+    emit: &mut dyn FnMut(u64, u32),
+) {
+    let Some(node) = topology.node(i) else { return };
+    match &scheme.placement {
+        Placement::V1 => {
+            buf.clear();
+            buf.extend_from_slice(&(node.id().len() as u32).to_le_bytes());
+            buf.extend_from_slice(node.id());
+            let at = buf.len();
+            buf.extend_from_slice(&[0; 4]);
+            for k in 0..names {
+                if let Some(tail) = buf.get_mut(at..) {
+                    tail.copy_from_slice(&(k as u32).to_le_bytes());
+                }
+                emit(hash::xxh3_64(buf), i);
+            }
+        }
+        Placement::Named { prefixes, digest } => {
+            let prefix = prefixes.get(i as usize).map_or(&[][..], |p| &p[..]);
+            for k in 0..names {
+                buf.clear();
+                buf.extend_from_slice(prefix);
+                push_decimal(buf, k);
+                match *digest {
+                    NameDigest::Md5Words(n) => {
+                        let d = hash::md5(buf);
+                        for w in d.chunks_exact(4).take(usize::from(n)) {
+                            if let [a, b, c, e] = *w {
+                                emit(u64::from(u32::from_le_bytes([a, b, c, e])), i);
+                            }
+                        }
+                    }
+                    NameDigest::Hash(h) => emit(h.hash(buf), i),
+                }
+            }
+        }
+        Placement::Crc32Chain { bases } => {
+            let base = bases.get(i as usize).map_or(&[][..], |b| &b[..]);
+            let digest = crc::Crc::<u32>::new(&crc::CRC_32_ISO_HDLC);
+            let mut prev: u32 = 0;
+            for _ in 0..names {
+                let mut d = digest.digest();
+                d.update(base);
+                d.update(&prev.to_le_bytes());
+                prev = d.finalize();
+                emit(u64::from(prev), i);
+            }
+        }
+    }
+}
+
+/// Appends the decimal text of `v`.
+fn push_decimal(buf: &mut Vec<u8>, v: u64) {
+    let mut digits = [0u8; 20];
+    let mut n = v;
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        if let Some(d) = digits.get_mut(at) {
+            *d = b'0' + (n % 10) as u8;
+        }
+        n /= 10;
+        if n == 0 || at == 0 {
+            break;
+        }
+    }
+    buf.extend_from_slice(digits.get(at..).unwrap_or(&[]));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Node;
+
+    #[test]
+    fn decimal_names() {
+        let mut b = Vec::new();
+        for v in [0u64, 7, 10, 159, u64::MAX] {
+            b.clear();
+            push_decimal(&mut b, v);
+            assert_eq!(b, alloc::format!("{v}").into_bytes());
+        }
+    }
+
+    #[test]
+    fn ketama_f32_gives_156_points_at_25_servers() {
+        let t = Topology::uniform("s", 25).unwrap();
+        let scheme = PointScheme {
+            placement: Placement::Named {
+                prefixes: (0..25)
+                    .map(|i| alloc::format!("s{i}-").into_bytes().into_boxed_slice())
+                    .collect(),
+                digest: NameDigest::Md5Words(4),
+            },
+            count: NameCount::KetamaF32 { per_server: 160 },
+            key_hash: KeyHash::Md5,
+            lookup: LookupRule::LowerBound,
+            ties: TieBreak::FirstNode,
+        };
+        let ring = Ring::with_scheme(t, &scheme).unwrap();
+        assert_eq!(ring.points(), 25 * 156);
+    }
+
+    #[test]
+    fn v1_encoding_is_length_prefixed() {
+        // "ab" with point 1 and "a" + "b1" must not collide: the length prefix separates them.
+        let t = Topology::new([Node::new("ab"), Node::new("a")].to_vec()).unwrap();
+        let ring = Ring::new(t, 4).unwrap();
+        let mut pts: Vec<u64> = (0..ring.points())
+            .filter_map(|i| ring.point_at(i))
+            .map(|p| p.0)
+            .collect();
+        pts.dedup();
+        assert_eq!(pts.len(), 8);
+    }
+}

@@ -1,0 +1,100 @@
+//! [`Router`]: any algorithm behind one type, for callers that pick the algorithm at run time
+//! (the spec layer, every language binding, the CLI).
+
+use crate::{Error, Jump, Maglev, Modulo, MultiProbe, Rendezvous, Result, Ring, Slots, Topology};
+
+/// Any keyroute router.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Router {
+    /// Hash ring (native ring-v1 or a peer's point scheme).
+    Ring(Ring),
+    /// Jump consistent hash.
+    Jump(Jump),
+    /// Weighted rendezvous.
+    Rendezvous(Rendezvous),
+    /// Maglev table.
+    Maglev(Maglev),
+    /// Fixed slots.
+    Slots(Slots),
+    /// Multi-probe.
+    MultiProbe(MultiProbe),
+    /// `hash mod n` baseline.
+    Modulo(Modulo),
+}
+
+impl Router {
+    /// The owner of `key`, as an index into [`Router::topology`]'s nodes.
+    ///
+    /// # Errors
+    /// Only a jump router over raw `u64be` keys can refuse a key ([`Error::InvalidKey`]).
+    #[inline]
+    pub fn route(&self, key: &[u8]) -> Result<u32> {
+        Ok(match self {
+            Self::Ring(r) => r.route(key),
+            Self::Jump(r) => return r.route(key),
+            Self::Rendezvous(r) => r.route(key),
+            Self::Maglev(r) => r.route(key),
+            Self::Slots(r) => r.route(key),
+            Self::MultiProbe(r) => r.route(key),
+            Self::Modulo(r) => r.route(key),
+        })
+    }
+
+    /// Routes every key of `keys` into `out[..keys.len()]`; allocates nothing.
+    ///
+    /// # Errors
+    /// [`Error::BufferTooSmall`], or the first key's error (earlier outputs are written).
+    pub fn route_batch<K: AsRef<[u8]>>(&self, keys: &[K], out: &mut [u32]) -> Result<()> {
+        if let Self::Ring(r) = self {
+            return r.route_batch(keys, out);
+        }
+        let out = out.get_mut(..keys.len()).ok_or(Error::BufferTooSmall)?;
+        for (o, k) in out.iter_mut().zip(keys) {
+            *o = self.route(k.as_ref())?;
+        }
+        Ok(())
+    }
+
+    /// Fills `out` with `out.len()` distinct nodes for `key` in preference order, spread over
+    /// distinct zones first when nodes carry zones.
+    ///
+    /// # Errors
+    /// [`Error::ReplicasUnsupported`] for jump and modulo, which define no order past the
+    /// owner; [`Error::ReplicasExceedNodes`] when there are not enough nodes.
+    pub fn replicas(&self, key: &[u8], out: &mut [u32]) -> Result<()> {
+        match self {
+            Self::Ring(r) => r.replicas(key, out),
+            Self::Rendezvous(r) => r.replicas(key, out),
+            Self::Maglev(r) => r.replicas(key, out),
+            Self::Slots(r) => r.replicas(key, out),
+            Self::MultiProbe(r) => r.replicas(key, out),
+            Self::Jump(_) | Self::Modulo(_) => Err(Error::ReplicasUnsupported),
+        }
+    }
+
+    /// The topology the router was built from.
+    #[must_use]
+    pub fn topology(&self) -> &Topology {
+        match self {
+            Self::Ring(r) => r.topology(),
+            Self::Jump(r) => r.topology(),
+            Self::Rendezvous(r) => r.topology(),
+            Self::Maglev(r) => r.topology(),
+            Self::Slots(r) => r.topology(),
+            Self::MultiProbe(r) => r.topology(),
+            Self::Modulo(r) => r.topology(),
+        }
+    }
+}
+
+macro_rules! from_algorithm {
+    ($($t:ident),*) => {$(
+        impl From<$t> for Router {
+            fn from(r: $t) -> Self {
+                Self::$t(r)
+            }
+        }
+    )*};
+}
+from_algorithm!(Ring, Jump, Rendezvous, Maglev, Slots, MultiProbe, Modulo);
