@@ -5,6 +5,7 @@
 //! distance wins (the earliest probe on a tie). With k = 21 the peak-to-mean load is about
 //! 1.05 while the table holds only `n` points. Nodes cannot be weighted.
 
+use alloc::boxed::Box;
 use alloc::vec::Vec;
 
 use crate::ring::{LookupRule, NameCount, Placement, PointScheme, PointTable, TieBreak};
@@ -20,6 +21,8 @@ pub const MAX_PROBES: u32 = 1024;
 pub struct MultiProbe {
     topology: Topology,
     table: PointTable,
+    /// Point values in table order (the packed table stores them only in part).
+    points: Box<[u64]>,
     probes: u32,
 }
 
@@ -46,19 +49,13 @@ impl MultiProbe {
         // Reuse the ring's table builder: one point per node.
         let ring = crate::Ring::with_scheme(topology, &scheme)?;
         let (topology, table) = ring.into_parts();
-        Ok(Self {
-            topology,
-            table,
-            probes,
-        })
+        let points = (0..table.len()).map(|i| table.point(i)).collect();
+        Ok(Self { topology, table, points, probes })
     }
 
     #[inline]
     fn probe_base(key: &[u8]) -> (u64, u64) {
-        (
-            hash::xxh3_64_with_seed(key, 1),
-            hash::xxh3_64_with_seed(key, 2),
-        )
+        (hash::xxh3_64_with_seed(key, 1), hash::xxh3_64_with_seed(key, 2))
     }
 
     /// The owner of `key`.
@@ -69,7 +66,7 @@ impl MultiProbe {
         let mut p = h1;
         for i in 0..self.probes {
             let at = self.table.position(p, LookupRule::LowerBound);
-            let d = self.table.point(at).wrapping_sub(p);
+            let d = self.points.get(at).copied().unwrap_or(0).wrapping_sub(p);
             if i == 0 || d < best.0 {
                 best = (d, self.table.owner(at));
             }
@@ -86,8 +83,7 @@ impl MultiProbe {
     pub fn replicas(&self, key: &[u8], out: &mut [u32]) -> Result<()> {
         let (h1, h2) = Self::probe_base(key);
         let mut ranked: Vec<(u64, u32, u32)> = Vec::with_capacity(self.table.len());
-        for at in 0..self.table.len() {
-            let point = self.table.point(at);
+        for (at, &point) in self.points.iter().enumerate() {
             let mut best = (u64::MAX, u32::MAX);
             let mut p = h1;
             for i in 0..self.probes {
@@ -100,9 +96,7 @@ impl MultiProbe {
             ranked.push((best.0, best.1, self.table.owner(at)));
         }
         ranked.sort_unstable();
-        replicas::select(&self.topology, ranked.len(), out, || {
-            ranked.iter().map(|&(_, _, n)| n)
-        })
+        replicas::select(&self.topology, ranked.len(), out, || ranked.iter().map(|&(_, _, n)| n))
     }
 
     /// The topology.

@@ -200,7 +200,7 @@ CRC16_TAB = _crc16_table()
 def h_crc16(key):
     # CRC-16/XMODEM table step, but the register is a uint32_t that is never masked: the low
     # 16 bits are the XMODEM CRC and the bits shifted past bit 15 stay (observed: the real
-    # server disagrees with a masked 16-bit value on 330 of 495 keys).
+    # server disagrees with a masked 16-bit value on 330 of 499 cases).
     crc = 0
     for c in key:
         crc = ((crc << 8) & M32) ^ CRC16_TAB[((crc >> 8) ^ c) & 0xFF]

@@ -9,6 +9,7 @@
 mod table;
 
 use alloc::boxed::Box;
+use alloc::vec;
 use alloc::vec::Vec;
 
 pub(crate) use table::PointTable;
@@ -118,10 +119,7 @@ impl PointScheme {
     fn point_bits(&self) -> u32 {
         match self.placement {
             Placement::V1 => 64,
-            Placement::Named {
-                digest: NameDigest::Hash(h),
-                ..
-            } => h.bits(),
+            Placement::Named { digest: NameDigest::Hash(h), .. } => h.bits(),
             Placement::Named { .. } | Placement::Crc32Chain { .. } => 32,
         }
     }
@@ -166,6 +164,13 @@ pub struct Ring {
     lookup: LookupRule,
     /// Nodes that own at least one point.
     reachable: u32,
+    /// Only for 128-bit point schemes (uhashring's default ring): the table holds each point's
+    /// top 64 bits and this holds its low 64 bits, by table position. Empty otherwise.
+    ///
+    /// Points that share their top 64 bits always share their low 64 bits too (the build
+    /// refuses anything else), so the table's order is the exact 128-bit order and a lookup
+    /// only consults this array when the key's top 64 bits equal a point's.
+    low: Box<[u64]>,
 }
 
 impl Ring {
@@ -175,9 +180,7 @@ impl Ring {
     /// [`Error::InvalidParameter`] for 0 points, [`Error::TooManyPoints`] past [`MAX_POINTS`].
     pub fn new(topology: Topology, points_per_weight: u32) -> Result<Self> {
         if points_per_weight == 0 {
-            return Err(Error::InvalidParameter(
-                "points per weight must be at least 1",
-            ));
+            return Err(Error::InvalidParameter("points per weight must be at least 1"));
         }
         Self::with_scheme(topology, &PointScheme::v1(points_per_weight))
     }
@@ -190,39 +193,29 @@ impl Ring {
     pub fn with_scheme(topology: Topology, scheme: &PointScheme) -> Result<Self> {
         let per_name = scheme.placement_points_per_name();
         let node_count = topology.len() as u32;
-        if let Placement::Named { prefixes: p, .. } | Placement::Crc32Chain { bases: p } =
-            &scheme.placement
+        if let Placement::Named { prefixes: p, .. } | Placement::Crc32Chain { bases: p } = &scheme.placement
             && p.len() != topology.len()
         {
-            return Err(Error::InvalidParameter(
-                "one point name per node is required",
-            ));
+            return Err(Error::InvalidParameter("one point name per node is required"));
         }
-        if let Placement::Named {
-            digest: NameDigest::Md5Words(0 | 5..),
-            ..
-        } = scheme.placement
-        {
-            return Err(Error::InvalidParameter(
-                "an MD5 digest yields 1 to 4 points",
-            ));
+        if let Placement::Named { digest: NameDigest::Md5Words(0 | 5..), .. } = scheme.placement {
+            return Err(Error::InvalidParameter("an MD5 digest yields 1 to 4 points"));
         }
         if scheme.key_hash.bits() != scheme.point_bits() {
-            return Err(Error::InvalidParameter(
-                "the key hash and the points differ in width",
-            ));
+            return Err(Error::InvalidParameter("the key hash and the points differ in width"));
         }
         let mut total: u64 = 0;
         let mut reachable = 0u32;
         for i in 0..node_count {
-            let pts = scheme
-                .names_for(&topology, i)
-                .saturating_mul(u64::from(per_name));
+            let pts = scheme.names_for(&topology, i).saturating_mul(u64::from(per_name));
             reachable += u32::from(pts > 0);
             total = total.saturating_add(pts);
             if total > MAX_POINTS as u64 {
                 return Err(Error::TooManyPoints);
             }
+        }
+        if scheme.point_bits() == 128 {
+            return Self::with_wide_points(topology, scheme, total as usize, reachable);
         }
         let generate = |emit: &mut dyn FnMut(u64, u32)| {
             let mut name = Vec::new();
@@ -231,34 +224,110 @@ impl Ring {
                 emit_node_points(scheme, &topology, i, names, &mut name, emit);
             }
         };
-        let table = PointTable::build(
-            total as usize,
-            scheme.point_bits(),
-            topology.len(),
-            scheme.ties,
-            generate,
-        )?;
+        let table = PointTable::build(total as usize, scheme.point_bits(), topology.len(), scheme.ties, generate)?;
+        Ok(Self { topology, table, key_hash: scheme.key_hash, lookup: scheme.lookup, reachable, low: Box::default() })
+    }
+
+    /// A ring of 128-bit points (one per name, `Placement::Named` with a 128-bit
+    /// `NameDigest::Hash`): the table takes the top 64 bits, [`Ring::low`] the rest.
+    fn with_wide_points(topology: Topology, scheme: &PointScheme, total: usize, reachable: u32) -> Result<Self> {
+        let Placement::Named { prefixes, digest: NameDigest::Hash(h) } = &scheme.placement else {
+            return Err(Error::InvalidParameter("128-bit points need named points with a 128-bit hash"));
+        };
+        let mut points: Vec<(u64, u64, u32)> = Vec::with_capacity(total);
+        let mut name = Vec::new();
+        for (i, prefix) in (0..topology.len() as u32).zip(prefixes.iter()) {
+            for k in 0..scheme.names_for(&topology, i) {
+                name.clear();
+                name.extend_from_slice(prefix);
+                push_decimal(&mut name, k);
+                let p = h.hash128(&name);
+                points.push(((p >> 64) as u64, p as u64, i));
+            }
+        }
+        let tie = |o: u32| match scheme.ties {
+            TieBreak::FirstNode => o,
+            TieBreak::LastNode => u32::MAX - o,
+        };
+        points.sort_unstable_by_key(|&(hi, lo, o)| (hi, lo, tie(o)));
+        if points.windows(2).any(|w| matches!(w, [a, b] if a.0 == b.0 && a.1 != b.1)) {
+            // Two different points in one 64-bit table slot value: the table could not order
+            // them, and keyroute refuses rather than approximate (it takes an MD5 collision in
+            // the top 64 bits, about 2^-64 per pair of points).
+            return Err(Error::InvalidParameter("two 128-bit ring points share their top 64 bits"));
+        }
+        let table = PointTable::build(total, 64, topology.len(), scheme.ties, |emit| {
+            for &(hi, _, o) in &points {
+                emit(hi, o);
+            }
+        })?;
+        let mut low = vec![0u64; total];
+        for (slot, &(_, lo, _)) in low.iter_mut().zip(&points) {
+            *slot = lo;
+        }
         Ok(Self {
             topology,
             table,
             key_hash: scheme.key_hash,
             lookup: scheme.lookup,
             reachable,
+            low: low.into_boxed_slice(),
         })
+    }
+
+    /// Position of the point a 128-bit hash lands on (128-bit rings only).
+    #[cold]
+    fn wide_position(&self, h: u128) -> usize {
+        let (hi, lo) = ((h >> 64) as u64, h as u64);
+        let first = self.table.position(hi, LookupRule::LowerBound);
+        let after = self.table.position(hi, LookupRule::Strict);
+        // `first != after` exactly when points share the key's top 64 bits; they share one low
+        // half, at `first`. (If every point does, both are 0 and so is the answer.)
+        if first != after {
+            let point_low = self.low.get(first).copied().unwrap_or(0);
+            let lands = match self.lookup {
+                LookupRule::LowerBound => point_low >= lo,
+                LookupRule::Strict => point_low > lo,
+            };
+            if lands {
+                return first;
+            }
+        }
+        after
+    }
+
+    /// Position of the point `key` lands on.
+    fn key_position(&self, key: &[u8]) -> usize {
+        if self.low.is_empty() {
+            self.table.position(self.key_hash.hash(key), self.lookup)
+        } else {
+            self.wide_position(self.key_hash.hash128(key))
+        }
     }
 
     /// The owner of `key`.
     #[inline]
     #[must_use]
     pub fn route(&self, key: &[u8]) -> u32 {
-        self.route_hash(self.key_hash.hash(key))
+        if !self.low.is_empty() {
+            return self.table.owner(self.wide_position(self.key_hash.hash128(key)));
+        }
+        // The native hash gets its own arm so it inlines instead of going through a jump table.
+        let h = if self.key_hash == KeyHash::Xxh3 { hash::xxh3_64(key) } else { self.key_hash.hash(key) };
+        self.route_hash(h)
     }
 
     /// The owner of an already hashed key.
-    #[inline]
+    ///
+    /// On a 128-bit ring (uhashring's default scheme) `h` is the hash's top 64 bits and its low
+    /// 64 bits are taken as zero; [`Ring::route`] uses the full hash.
+    #[inline(always)]
     #[must_use]
     pub fn route_hash(&self, h: u64) -> u32 {
-        self.table.owner(self.table.position(h, self.lookup))
+        if !self.low.is_empty() {
+            return self.table.owner(self.wide_position(u128::from(h) << 64));
+        }
+        self.table.owner_of(h, self.lookup)
     }
 
     /// Routes many keys into `out` (same length), overlapping their memory reads.
@@ -267,6 +336,12 @@ impl Ring {
     /// [`Error::BufferTooSmall`] when `out` is shorter than `keys`.
     pub fn route_batch<K: AsRef<[u8]>>(&self, keys: &[K], out: &mut [u32]) -> Result<()> {
         let out = out.get_mut(..keys.len()).ok_or(Error::BufferTooSmall)?;
+        if !self.low.is_empty() {
+            for (o, k) in out.iter_mut().zip(keys) {
+                *o = self.route(k.as_ref());
+            }
+            return Ok(());
+        }
         const LANES: usize = 8;
         let mut keys = keys.chunks_exact(LANES);
         let mut outs = out.chunks_exact_mut(LANES);
@@ -278,7 +353,7 @@ impl Ring {
             // Touch each key's run first: the eight independent loads overlap in flight.
             let mut touched = 0u64;
             for &hi in &h {
-                touched ^= self.table.point(self.table.run_start(hi));
+                touched ^= self.table.slot(self.table.run_start(hi));
             }
             core::hint::black_box(touched);
             for (oi, &hi) in o.iter_mut().zip(&h) {
@@ -297,7 +372,7 @@ impl Ring {
     /// # Errors
     /// [`Error::ReplicasExceedNodes`] when fewer nodes own points than replicas are asked for.
     pub fn replicas(&self, key: &[u8], out: &mut [u32]) -> Result<()> {
-        let start = self.table.position(self.key_hash.hash(key), self.lookup);
+        let start = self.key_position(key);
         let len = self.table.len();
         replicas::select(&self.topology, self.reachable as usize, out, || {
             (0..len).map(move |i| self.table.owner((start + i) % len))
@@ -332,7 +407,8 @@ impl Ring {
         (self.topology, self.table)
     }
 
-    /// Point value and owner at position `i` in ring order (for analysis and tests).
+    /// Point value and owner at position `i` in ring order (for analysis and tests). On a
+    /// 128-bit ring the value is the point's top 64 bits.
     #[must_use]
     pub fn point_at(&self, i: usize) -> Option<(u64, u32)> {
         (i < self.table.len()).then(|| (self.table.point(i), self.table.owner(i)))
@@ -443,9 +519,7 @@ mod tests {
         let t = Topology::uniform("s", 25).unwrap();
         let scheme = PointScheme {
             placement: Placement::Named {
-                prefixes: (0..25)
-                    .map(|i| alloc::format!("s{i}-").into_bytes().into_boxed_slice())
-                    .collect(),
+                prefixes: (0..25).map(|i| alloc::format!("s{i}-").into_bytes().into_boxed_slice()).collect(),
                 digest: NameDigest::Md5Words(4),
             },
             count: NameCount::KetamaF32 { per_server: 160 },
@@ -462,10 +536,7 @@ mod tests {
         // "ab" with point 1 and "a" + "b1" must not collide: the length prefix separates them.
         let t = Topology::new([Node::new("ab"), Node::new("a")].to_vec()).unwrap();
         let ring = Ring::new(t, 4).unwrap();
-        let mut pts: Vec<u64> = (0..ring.points())
-            .filter_map(|i| ring.point_at(i))
-            .map(|p| p.0)
-            .collect();
+        let mut pts: Vec<u64> = (0..ring.points()).filter_map(|i| ring.point_at(i)).map(|p| p.0).collect();
         pts.dedup();
         assert_eq!(pts.len(), 8);
     }
