@@ -34,15 +34,7 @@
     clippy::todo,
     clippy::unimplemented
 )]
-#![cfg_attr(
-    test,
-    allow(
-        clippy::unwrap_used,
-        clippy::expect_used,
-        clippy::indexing_slicing,
-        clippy::panic
-    )
-)]
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
 
 extern crate alloc;
 
@@ -61,6 +53,11 @@ mod slots;
 mod topology;
 
 pub use error::{Error, Result};
+
+/// The README's Rust snippets, compiled and run as doctests so the docs cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;
 pub use jump::{Jump, JumpKey, JumpVariant, jump_hash, jump_hash_guava};
 pub use keyhash::KeyHash;
 pub use maglev::{DEFAULT_TABLE_SIZE, MAX_TABLE_SIZE, Maglev, is_prime};

@@ -21,11 +21,7 @@ pub struct Node {
 impl Node {
     /// A node with weight 1 and no zone.
     pub fn new(id: impl AsRef<[u8]>) -> Self {
-        Self {
-            id: id.as_ref().into(),
-            weight: 1,
-            zone: None,
-        }
+        Self { id: id.as_ref().into(), weight: 1, zone: None }
     }
 
     /// Sets the weight (0 is allowed: such a node owns nothing).
@@ -107,11 +103,7 @@ impl Topology {
             return Err(Error::ZeroTotalWeight);
         }
         let zones = number_zones(&nodes);
-        Ok(Self {
-            nodes: nodes.into(),
-            total_weight,
-            zones,
-        })
+        Ok(Self { nodes: nodes.into(), total_weight, zones })
     }
 
     /// `n` nodes named `prefix0`, `prefix1`, … with weight 1 (handy for tests and demos).
@@ -159,10 +151,7 @@ impl Topology {
     /// Index of the node with this id.
     #[must_use]
     pub fn position(&self, id: &[u8]) -> Option<u32> {
-        self.nodes
-            .iter()
-            .position(|n| n.id() == id)
-            .map(|i| i as u32)
+        self.nodes.iter().position(|n| n.id() == id).map(|i| i as u32)
     }
 
     /// True when every node has the same weight.
@@ -170,6 +159,13 @@ impl Topology {
     pub fn is_uniform(&self) -> bool {
         let first = self.nodes.first().map(Node::weight);
         self.nodes.iter().all(|n| Some(n.weight) == first)
+    }
+
+    /// Number of distinct zones, and of nodes without a zone.
+    pub(crate) fn zone_census(&self) -> (u32, u32) {
+        let zones = self.zones.iter().flatten().max().map_or(0, |&z| z + 1);
+        let zoneless = self.zones.iter().filter(|z| z.is_none()).count() as u32;
+        (zones, zoneless)
     }
 
     /// The dense zone number of a node (`None` when it has no zone).
@@ -186,11 +182,8 @@ impl Topology {
 
 fn number_zones(nodes: &[Node]) -> Box<[Option<u32>]> {
     // Sort-based so that a topology with one zone per node stays O(n log n).
-    let mut zoned: Vec<(&[u8], usize)> = nodes
-        .iter()
-        .enumerate()
-        .filter_map(|(i, n)| n.zone().map(|z| (z, i)))
-        .collect();
+    let mut zoned: Vec<(&[u8], usize)> =
+        nodes.iter().enumerate().filter_map(|(i, n)| n.zone().map(|z| (z, i))).collect();
     zoned.sort_unstable();
     let mut out: Vec<Option<u32>> = alloc::vec![None; nodes.len()];
     let mut number = 0u32;
@@ -215,16 +208,10 @@ mod tests {
     fn validation_errors() {
         assert_eq!(Topology::new(Vec::new()), Err(Error::EmptyTopology));
         let dup = [Node::new("a"), Node::new("b"), Node::new("a")];
-        assert_eq!(
-            Topology::new(dup.to_vec()),
-            Err(Error::DuplicateNodeId { index: 2 })
-        );
+        assert_eq!(Topology::new(dup.to_vec()), Err(Error::DuplicateNodeId { index: 2 }));
         let zero = [Node::new("a").with_weight(0), Node::new("b").with_weight(0)];
         assert_eq!(Topology::new(zero.to_vec()), Err(Error::ZeroTotalWeight));
-        assert_eq!(
-            Topology::new([Node::new("")].to_vec()),
-            Err(Error::InvalidNodeId { index: 0 })
-        );
+        assert_eq!(Topology::new([Node::new("")].to_vec()), Err(Error::InvalidNodeId { index: 0 }));
     }
 
     #[test]
@@ -239,9 +226,6 @@ mod tests {
             .to_vec(),
         )
         .unwrap();
-        assert_eq!(
-            [t.zone_of(0), t.zone_of(1), t.zone_of(2), t.zone_of(3)],
-            [Some(0), None, Some(1), Some(0)]
-        );
+        assert_eq!([t.zone_of(0), t.zone_of(1), t.zone_of(2), t.zone_of(3)], [Some(0), None, Some(1), Some(0)]);
     }
 }

@@ -1,0 +1,49 @@
+# keyroute — every target installs what it needs (idempotently) before it runs.
+# `make demo` runs the demo, `make test` runs every test of every crate and surface.
+
+SHELL := bash
+.SHELLFLAGS := -euo pipefail -c
+CARGO := cargo
+export CARGO_TERM_COLOR ?= never
+
+.PHONY: all demo test setup lint test-rust nostd doc bench conformance-peers fmt clean
+
+all: test
+
+## Toolchain, components and targets pinned in rust-toolchain.toml.
+setup:
+	@scripts/setup.sh
+
+demo: setup
+	$(CARGO) run --release --locked -p keyroute --example demo
+
+test: setup lint test-rust nostd doc
+
+lint:
+	$(CARGO) fmt --all --check
+	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
+
+test-rust:
+	$(CARGO) test --workspace --locked
+
+## The core is no_std: build it for a target that has no std at all (wasm32 has std).
+nostd:
+	$(CARGO) build -p keyroute --target thumbv7em-none-eabihf --locked
+
+doc:
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc -p keyroute --no-deps --locked
+
+## Criterion benchmarks side by side with the peers, then every median as a ratio to F.
+bench: setup
+	$(CARGO) bench -p keyroute --bench route --locked -- $(BENCH_ARGS) | tee target/bench-route.txt
+	python3 scripts/bench_report.py target/criterion target/bench-route.txt
+
+## Re-capture every peer vector file from the real peers (installs them; several minutes).
+conformance-peers:
+	conformance/peers/capture-all.sh
+
+fmt:
+	$(CARGO) fmt --all
+
+clean:
+	$(CARGO) clean

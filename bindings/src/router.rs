@@ -1,0 +1,179 @@
+//! [`Router`]: a validated spec, its core router, its canonical form and fingerprint.
+
+use serde_json::{Map, Value};
+
+use crate::spec::Spec;
+use crate::{Error, ErrorCode, Result, native};
+
+/// A router built from a topology spec. Immutable; share it freely between threads.
+#[derive(Debug, Clone)]
+pub struct Router {
+    core: keyroute::Router,
+    ids: Vec<String>,
+    canonical: String,
+    fingerprint: u64,
+    version: u64,
+}
+
+impl Router {
+    /// Parses and builds a router from spec JSON.
+    ///
+    /// # Errors
+    /// Any [`ErrorCode`] a spec can produce; nothing is built on error.
+    pub fn from_json(text: &str) -> Result<Self> {
+        Self::from_spec(&Spec::from_json(text)?)
+    }
+
+    /// Builds a router from a parsed spec.
+    ///
+    /// # Errors
+    /// As [`Router::from_json`], minus the JSON errors.
+    pub fn from_spec(spec: &Spec) -> Result<Self> {
+        let nodes = spec
+            .nodes
+            .iter()
+            .map(|n| {
+                let node = keyroute::Node::new(n.id.as_bytes()).with_weight(n.weight);
+                match &n.zone {
+                    Some(z) => node.with_zone(z.as_bytes()),
+                    None => node,
+                }
+            })
+            .collect::<Vec<_>>();
+        let topology = keyroute::Topology::new(nodes)?;
+        let (core, params) = match native::build(spec, topology) {
+            Some(built) => built?,
+            None => return Err(Error::new(ErrorCode::UnknownAlgorithm, format!("unknown algorithm {:?}", spec.algorithm))),
+        };
+        let canonical = canonical_json(spec, params);
+        let fingerprint = keyroute::hash::xxh3_64(canonical.as_bytes());
+        Ok(Self { core, ids: spec.nodes.iter().map(|n| n.id.clone()).collect(), canonical, fingerprint, version: spec.version })
+    }
+
+    /// The owner of `key` (a node index).
+    ///
+    /// # Errors
+    /// `invalid_key` for a key the algorithm cannot take.
+    #[inline]
+    pub fn route(&self, key: &[u8]) -> Result<u32> {
+        Ok(self.core.route(key)?)
+    }
+
+    /// The owner's id.
+    ///
+    /// # Errors
+    /// As [`Router::route`].
+    pub fn route_id(&self, key: &[u8]) -> Result<&str> {
+        let i = self.route(key)?;
+        self.node_id(i).ok_or_else(|| Error::new(ErrorCode::Internal, "route outside the node list"))
+    }
+
+    /// Routes `keys` into `out[..keys.len()]`, allocating nothing.
+    ///
+    /// # Errors
+    /// `buffer_too_small`, or a key's error (outputs before it are written).
+    pub fn route_batch<K: AsRef<[u8]>>(&self, keys: &[K], out: &mut [u32]) -> Result<()> {
+        Ok(self.core.route_batch(keys, out)?)
+    }
+
+    /// Fills `out` with `out.len()` distinct nodes for `key`, in preference order.
+    ///
+    /// # Errors
+    /// `replicas_unsupported`, `replicas_exceed_nodes`, or a key error.
+    pub fn replicas(&self, key: &[u8], out: &mut [u32]) -> Result<()> {
+        Ok(self.core.replicas(key, out)?)
+    }
+
+    /// The id of node `index`.
+    #[must_use]
+    pub fn node_id(&self, index: u32) -> Option<&str> {
+        self.ids.get(index as usize).map(String::as_str)
+    }
+
+    /// Number of nodes.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// Always false: a router has at least one node.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    /// The canonical JSON of the spec: every default filled in, object keys sorted, no
+    /// whitespace. Two specs that route identically and carry the same version have the same
+    /// canonical form.
+    #[must_use]
+    pub fn canonical_json(&self) -> &str {
+        &self.canonical
+    }
+
+    /// XXH3-64 of [`Router::canonical_json`]'s bytes.
+    #[must_use]
+    pub fn fingerprint(&self) -> u64 {
+        self.fingerprint
+    }
+
+    /// The view's version.
+    #[must_use]
+    pub fn version(&self) -> u64 {
+        self.version
+    }
+
+    /// The core router.
+    #[must_use]
+    pub fn core(&self) -> &keyroute::Router {
+        &self.core
+    }
+}
+
+/// Canonical JSON: `serde_json`'s maps are ordered by key, so serialising a `Value` sorts every
+/// object; node fields that are absent stay absent, defaults are written out.
+fn canonical_json(spec: &Spec, params: Value) -> String {
+    let mut doc = Map::new();
+    doc.insert("algorithm".into(), Value::String(spec.algorithm.clone()));
+    doc.insert("params".into(), params);
+    let nodes = spec.nodes.iter().map(|n| serde_json::to_value(n).unwrap_or(Value::Null)).collect();
+    doc.insert("nodes".into(), Value::Array(nodes));
+    doc.insert("version".into(), Value::from(spec.version));
+    Value::Object(doc).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn canonical_form_fills_defaults_and_sorts() {
+        let a = Router::from_json(r#"{"nodes":[{"id":"a"},{"weight":1,"id":"b"}],"algorithm":"ring"}"#).unwrap();
+        let b = Router::from_json(
+            r#"{"algorithm":"ring","params":{"points_per_weight":160},"version":0,"nodes":[{"id":"a","weight":1},{"id":"b"}]}"#,
+        )
+        .unwrap();
+        assert_eq!(a.canonical_json(), b.canonical_json());
+        assert_eq!(a.fingerprint(), b.fingerprint());
+        assert_eq!(
+            a.canonical_json(),
+            r#"{"algorithm":"ring","nodes":[{"id":"a","weight":1},{"id":"b","weight":1}],"params":{"points_per_weight":160},"version":0}"#
+        );
+        let c = Router::from_json(r#"{"algorithm":"ring","nodes":[{"id":"a"},{"id":"b"}],"version":1}"#).unwrap();
+        assert_ne!(a.fingerprint(), c.fingerprint());
+    }
+
+    #[test]
+    fn errors_carry_their_codes() {
+        let code = |json: &str| Router::from_json(json).unwrap_err().code();
+        assert_eq!(code("{"), ErrorCode::InvalidJson);
+        assert_eq!(code(r#"{"algorithm":"ring","nodes":[],"extra":1}"#), ErrorCode::InvalidSpec);
+        assert_eq!(code(r#"{"algorithm":"nope","nodes":[{"id":"a"}]}"#), ErrorCode::UnknownAlgorithm);
+        assert_eq!(code(r#"{"algorithm":"ring","nodes":[]}"#), ErrorCode::EmptyTopology);
+        assert_eq!(code(r#"{"algorithm":"ring","nodes":[{"id":"a"},{"id":"a"}]}"#), ErrorCode::DuplicateNodeId);
+        assert_eq!(code(r#"{"algorithm":"ring","nodes":[{"id":"a","weight":0}]}"#), ErrorCode::ZeroTotalWeight);
+        assert_eq!(code(r#"{"algorithm":"ring","nodes":[{"id":"a","weight":4294967295}]}"#), ErrorCode::TooManyPoints);
+        assert_eq!(code(r#"{"algorithm":"ring","nodes":[{"id":"a","weight":-1}]}"#), ErrorCode::InvalidSpec);
+        assert_eq!(code(r#"{"algorithm":"maglev","params":{"table_size":65536},"nodes":[{"id":"a"}]}"#), ErrorCode::TableSizeNotPrime);
+        assert_eq!(code(r#"{"algorithm":"ring","params":{"points":3},"nodes":[{"id":"a"}]}"#), ErrorCode::InvalidSpec);
+    }
+}

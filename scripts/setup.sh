@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs the pinned Rust toolchain with the components and targets that rust-toolchain.toml
+# lists (clippy, rustfmt, thumbv7em-none-eabihf). Idempotent: a no-op when all are present.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+command -v rustup >/dev/null || { echo "setup: rustup is required" >&2; exit 1; }
+toolchain=$(sed -n 's/^channel *= *"\(.*\)"/\1/p' rust-toolchain.toml)
+if ! rustup run "$toolchain" rustc --version >/dev/null 2>&1; then
+  rustup toolchain install "$toolchain" --profile minimal
+fi
+rustup component add --toolchain "$toolchain" clippy rustfmt >/dev/null 2>&1 || rustup component add --toolchain "$toolchain" clippy rustfmt
+for target in thumbv7em-none-eabihf; do
+  if ! rustup target list --installed --toolchain "$toolchain" | grep -qx "$target"; then
+    rustup target add --toolchain "$toolchain" "$target"
+  fi
+done
