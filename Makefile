@@ -6,7 +6,7 @@ SHELL := bash
 CARGO := cargo
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: all demo test setup lint test-rust nostd doc bench conformance-peers fmt clean
+.PHONY: all demo test setup lint test-rust nostd doc bench vectors conformance-peers fmt clean
 
 all: test
 
@@ -37,6 +37,11 @@ doc:
 bench: setup
 	$(CARGO) bench -p keyroute --bench route --locked -- $(BENCH_ARGS) | tee target/bench-route.txt
 	python3 scripts/bench_report.py target/criterion target/bench-route.txt
+
+## Regenerate the native vector files (then review the diff: a change that moves a key needs a
+## new scheme version, see conformance/SPEC.md).
+vectors:
+	KEYROUTE_BLESS=1 $(CARGO) test -p keyroute-bindings --test native_vectors --locked
 
 ## Re-capture every peer vector file from the real peers (installs them; several minutes).
 conformance-peers:

@@ -72,9 +72,8 @@ fn default_probes() -> u32 {
 /// Builds a native algorithm, or `None` when `spec.algorithm` is not a native one.
 pub(crate) fn build(spec: &Spec, topology: keyroute::Topology) -> Option<Result<Built>> {
     Some(match spec.algorithm.as_str() {
-        "ring" => params::<RingParams>(&spec.params).and_then(|p| {
-            Ok((Ring::new(topology, p.points_per_weight)?.into(), to_value(&p)))
-        }),
+        "ring" => params::<RingParams>(&spec.params)
+            .and_then(|p| Ok((Ring::new(topology, p.points_per_weight)?.into(), to_value(&p)))),
         "jump" => params::<JumpParams>(&spec.params).and_then(|p| {
             let key = match p.key_hash {
                 JumpKeyParam::Xxh3 => JumpKey::Hash(KeyHash::Xxh3),

@@ -43,11 +43,19 @@ impl Router {
         let topology = keyroute::Topology::new(nodes)?;
         let (core, params) = match native::build(spec, topology) {
             Some(built) => built?,
-            None => return Err(Error::new(ErrorCode::UnknownAlgorithm, format!("unknown algorithm {:?}", spec.algorithm))),
+            None => {
+                return Err(Error::new(ErrorCode::UnknownAlgorithm, format!("unknown algorithm {:?}", spec.algorithm)));
+            }
         };
         let canonical = canonical_json(spec, params);
         let fingerprint = keyroute::hash::xxh3_64(canonical.as_bytes());
-        Ok(Self { core, ids: spec.nodes.iter().map(|n| n.id.clone()).collect(), canonical, fingerprint, version: spec.version })
+        Ok(Self {
+            core,
+            ids: spec.nodes.iter().map(|n| n.id.clone()).collect(),
+            canonical,
+            fingerprint,
+            version: spec.version,
+        })
     }
 
     /// The owner of `key` (a node index).
@@ -82,6 +90,15 @@ impl Router {
     /// `replicas_unsupported`, `replicas_exceed_nodes`, or a key error.
     pub fn replicas(&self, key: &[u8], out: &mut [u32]) -> Result<()> {
         Ok(self.core.replicas(key, out)?)
+    }
+
+    /// The slot `key` falls in, for routers built on a slot table (`slots`, `redis-cluster`).
+    #[must_use]
+    pub fn slot(&self, key: &[u8]) -> Option<u32> {
+        match &self.core {
+            keyroute::Router::Slots(s) => Some(s.slot_fn().slot(key)),
+            _ => None,
+        }
     }
 
     /// The id of node `index`.
@@ -173,7 +190,10 @@ mod tests {
         assert_eq!(code(r#"{"algorithm":"ring","nodes":[{"id":"a","weight":0}]}"#), ErrorCode::ZeroTotalWeight);
         assert_eq!(code(r#"{"algorithm":"ring","nodes":[{"id":"a","weight":4294967295}]}"#), ErrorCode::TooManyPoints);
         assert_eq!(code(r#"{"algorithm":"ring","nodes":[{"id":"a","weight":-1}]}"#), ErrorCode::InvalidSpec);
-        assert_eq!(code(r#"{"algorithm":"maglev","params":{"table_size":65536},"nodes":[{"id":"a"}]}"#), ErrorCode::TableSizeNotPrime);
+        assert_eq!(
+            code(r#"{"algorithm":"maglev","params":{"table_size":65536},"nodes":[{"id":"a"}]}"#),
+            ErrorCode::TableSizeNotPrime
+        );
         assert_eq!(code(r#"{"algorithm":"ring","params":{"points":3},"nodes":[{"id":"a"}]}"#), ErrorCode::InvalidSpec);
     }
 }

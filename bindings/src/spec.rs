@@ -87,7 +87,8 @@ impl Spec {
     /// # Errors
     /// `invalid_spec` for a document of the wrong shape or a version above [`MAX_VERSION`].
     pub fn from_value(value: Value) -> Result<Self> {
-        let spec: Spec = serde_json::from_value(value).map_err(|e| Error::new(ErrorCode::InvalidSpec, e.to_string()))?;
+        let spec: Spec =
+            serde_json::from_value(value).map_err(|e| Error::new(ErrorCode::InvalidSpec, e.to_string()))?;
         if spec.version > MAX_VERSION {
             return Err(Error::new(ErrorCode::InvalidSpec, "version above 2^53 - 1"));
         }

@@ -1,0 +1,46 @@
+//! Shared by the conformance runner and the native vector generator: where the corpus lives
+//! and how a case's key is read.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+/// `conformance/vectors/v1` at the repository root.
+pub fn vectors_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../conformance/vectors/v1")
+}
+
+/// The shared key set (`conformance/peers/keys.json`): (tag, bytes) in order.
+pub fn shared_keys() -> Vec<(String, Vec<u8>)> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../conformance/peers/keys.json");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let doc: Value = serde_json::from_str(&text).expect("keys.json is JSON");
+    doc["keys"]
+        .as_array()
+        .expect("keys.json has a keys array")
+        .iter()
+        .map(|k| (k["tags"].as_str().unwrap_or("key").to_string(), hex_decode(k["hex"].as_str().unwrap_or(""))))
+        .collect()
+}
+
+/// The key bytes of a case: `key` (UTF-8 text) or `key_hex`.
+pub fn case_key(case: &Value) -> Option<Vec<u8>> {
+    if let Some(k) = case.get("key").and_then(Value::as_str) {
+        return Some(k.as_bytes().to_vec());
+    }
+    case.get("key_hex").and_then(Value::as_str).map(hex_decode)
+}
+
+/// Writes a key the way vector files do: `key` when it is printable ASCII, else `key_hex`.
+pub fn key_field(key: &[u8]) -> (&'static str, Value) {
+    if key.iter().all(|&b| (0x20..0x7f).contains(&b)) {
+        ("key", Value::String(String::from_utf8_lossy(key).into_owned()))
+    } else {
+        ("key_hex", Value::String(key.iter().map(|b| format!("{b:02x}")).collect()))
+    }
+}
+
+pub fn hex_decode(s: &str) -> Vec<u8> {
+    (0..s.len() / 2).map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).expect("hex key")).collect()
+}
