@@ -17,10 +17,8 @@ const KEYS: u32 = 1_000_000;
 type Pair = (Router, Router);
 
 fn pairs(from: &Topology, to: &Topology) -> Result<Vec<(String, Pair)>, Error> {
-    let mut out: Vec<(String, Pair)> = vec![(
-        "modulo (hash % n)".into(),
-        (Modulo::new(from.clone())?.into(), Modulo::new(to.clone())?.into()),
-    )];
+    let mut out: Vec<(String, Pair)> =
+        vec![("modulo (hash % n)".into(), (Modulo::new(from.clone())?.into(), Modulo::new(to.clone())?.into()))];
     for points in [10, 150, 500] {
         out.push((
             format!("ring-v1, {points} points/node"),

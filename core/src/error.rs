@@ -58,33 +58,17 @@ impl fmt::Display for Error {
             Self::DuplicateNodeId { index } => write!(f, "node {index} repeats an earlier node id"),
             Self::ZeroTotalWeight => f.write_str("the total weight of the nodes is zero"),
             Self::TooManyNodes => write!(f, "more than {} nodes", crate::MAX_NODES),
-            Self::TooManyPoints => write!(
-                f,
-                "the ring would need more than {} points",
-                crate::MAX_POINTS
-            ),
+            Self::TooManyPoints => write!(f, "the ring would need more than {} points", crate::MAX_POINTS),
             Self::InvalidNodeId { index } => {
-                write!(
-                    f,
-                    "node {index} has an empty id or one longer than {} bytes",
-                    crate::MAX_ID_LEN
-                )
+                write!(f, "node {index} has an empty id or one longer than {} bytes", crate::MAX_ID_LEN)
             }
             Self::WeightsUnsupported => f.write_str("this algorithm cannot honour unequal weights"),
-            Self::ReplicasExceedNodes {
-                requested,
-                available,
-            } => {
-                write!(
-                    f,
-                    "{requested} replicas requested but only {available} nodes can hold one"
-                )
+            Self::ReplicasExceedNodes { requested, available } => {
+                write!(f, "{requested} replicas requested but only {available} nodes can hold one")
             }
             Self::ReplicasUnsupported => f.write_str("this algorithm defines no replica order"),
             Self::TableSizeNotPrime => f.write_str("the table size must be prime"),
-            Self::TableSizeOutOfRange => {
-                f.write_str("the table size is out of range for this topology")
-            }
+            Self::TableSizeOutOfRange => f.write_str("the table size is out of range for this topology"),
             Self::InvalidParameter(what) => write!(f, "invalid parameter: {what}"),
             Self::InvalidKey(what) => write!(f, "invalid key: {what}"),
             Self::BufferTooSmall => f.write_str("the output buffer is too small"),

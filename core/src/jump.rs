@@ -86,11 +86,7 @@ impl Jump {
         if !topology.is_uniform() {
             return Err(Error::WeightsUnsupported);
         }
-        Ok(Self {
-            topology,
-            key,
-            variant,
-        })
+        Ok(Self { topology, key, variant })
     }
 
     /// The 64-bit input for `key`.
@@ -136,9 +132,7 @@ impl Jump {
 mod tests {
     use super::*;
 
-    const GOLDEN_100: [u32; 20] = [
-        0, 55, 62, 8, 45, 59, 86, 97, 82, 59, 73, 37, 17, 56, 86, 21, 90, 37, 38, 83,
-    ];
+    const GOLDEN_100: [u32; 20] = [0, 55, 62, 8, 45, 59, 86, 97, 82, 59, 73, 37, 17, 56, 86, 21, 90, 37, 38, 83];
 
     #[test]
     fn guava_golden_values() {

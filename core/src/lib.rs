@@ -45,12 +45,14 @@ mod keyhash;
 mod maglev;
 mod modulo;
 mod multiprobe;
+pub mod presets;
 mod rendezvous;
 mod replicas;
 pub mod ring;
 mod router;
 mod slots;
 mod topology;
+mod transition;
 
 pub use error::{Error, Result};
 
@@ -68,3 +70,4 @@ pub use ring::{DEFAULT_POINTS_PER_WEIGHT, MAX_POINTS, PointScheme, Ring};
 pub use router::Router;
 pub use slots::{MAX_SLOTS, REDIS_SLOTS, SlotFn, Slots, redis_hash_tag, redis_slot};
 pub use topology::{MAX_ID_LEN, MAX_NODES, Node, Topology};
+pub use transition::{CUTOVER_SEED, NodeState, Placement, Transition};

@@ -89,16 +89,7 @@ impl Maglev {
             let skip = hash::xxh3_64_with_seed(&e, 1) % (m - 1) + 1;
             let weight = u64::from(node.weight());
             max_w = max_w.max(weight);
-            turns.push((
-                i as u32,
-                Turn {
-                    offset,
-                    skip,
-                    next: 0,
-                    weight,
-                    target: 0,
-                },
-            ));
+            turns.push((i as u32, Turn { offset, skip, next: 0, weight, target: 0 }));
         }
         const EMPTY: u32 = u32::MAX;
         let mut entries = vec![EMPTY; table_size as usize];
@@ -142,11 +133,7 @@ impl Maglev {
         } else {
             Table::U32(entries.into())
         };
-        Ok(Self {
-            topology,
-            table,
-            reachable,
-        })
+        Ok(Self { topology, table, reachable })
     }
 
     #[inline]
@@ -237,20 +224,11 @@ mod tests {
 
     #[test]
     fn weights_share_the_table() {
-        let t = Topology::new(
-            [
-                crate::Node::new("a").with_weight(1),
-                crate::Node::new("b").with_weight(3),
-            ]
-            .to_vec(),
-        )
-        .unwrap();
+        let t = Topology::new([crate::Node::new("a").with_weight(1), crate::Node::new("b").with_weight(3)].to_vec())
+            .unwrap();
         let m = Maglev::new(t, 65_537).unwrap();
         let c = m.entry_counts();
         assert_eq!(c[0] + c[1], 65_537);
-        assert!(
-            (f64::from(c[1]) / f64::from(c[0]) - 3.0).abs() < 0.01,
-            "{c:?}"
-        );
+        assert!((f64::from(c[1]) / f64::from(c[0]) - 3.0).abs() < 0.01, "{c:?}");
     }
 }

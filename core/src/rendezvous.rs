@@ -32,20 +32,14 @@ impl Rendezvous {
     /// # Errors
     /// None today; the signature leaves room for parameters.
     pub fn new(topology: Topology) -> Result<Self> {
-        let nodes = topology
-            .nodes()
-            .iter()
-            .map(|n| (node_seed(n.id()), f64::from(n.weight())))
-            .collect();
+        let nodes = topology.nodes().iter().map(|n| (node_seed(n.id()), f64::from(n.weight()))).collect();
         Ok(Self { topology, nodes })
     }
 
     /// The score of node `i` for `key` (0 for a weight-0 node).
     #[must_use]
     pub fn score(&self, key: &[u8], i: u32) -> f64 {
-        self.nodes
-            .get(i as usize)
-            .map_or(0.0, |&(seed, w)| score(key, seed, w))
+        self.nodes.get(i as usize).map_or(0.0, |&(seed, w)| score(key, seed, w))
     }
 
     /// The owner of `key`.
@@ -78,9 +72,7 @@ impl Rendezvous {
             .map(|(i, &(seed, w))| (score(key, seed, w), i as u32))
             .collect();
         ranked.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-        replicas::select(&self.topology, ranked.len(), out, || {
-            ranked.iter().map(|&(_, i)| i)
-        })
+        replicas::select(&self.topology, ranked.len(), out, || ranked.iter().map(|&(_, i)| i))
     }
 
     /// The topology.

@@ -1,6 +1,7 @@
 //! [`Router`]: any algorithm behind one type, for callers that pick the algorithm at run time
 //! (the spec layer, every language binding, the CLI).
 
+use crate::presets::PresetRouter;
 use crate::{Error, Jump, Maglev, Modulo, MultiProbe, Rendezvous, Result, Ring, Slots, Topology};
 
 /// Any keyroute router.
@@ -21,13 +22,17 @@ pub enum Router {
     MultiProbe(MultiProbe),
     /// `hash mod n` baseline.
     Modulo(Modulo),
+    /// A peer preset that checks or rewrites keys before its core algorithm routes them
+    /// (see [`crate::presets`]).
+    Preset(PresetRouter),
 }
 
 impl Router {
     /// The owner of `key`, as an index into [`Router::topology`]'s nodes.
     ///
     /// # Errors
-    /// Only a jump router over raw `u64be` keys can refuse a key ([`Error::InvalidKey`]).
+    /// [`Error::InvalidKey`] from a jump router over raw `u64be` keys given a key that is not
+    /// 8 bytes, or from a peer preset given a key its peer cannot take.
     #[inline]
     pub fn route(&self, key: &[u8]) -> Result<u32> {
         Ok(match self {
@@ -38,6 +43,7 @@ impl Router {
             Self::Slots(r) => r.route(key),
             Self::MultiProbe(r) => r.route(key),
             Self::Modulo(r) => r.route(key),
+            Self::Preset(r) => return r.route(key),
         })
     }
 
@@ -46,8 +52,10 @@ impl Router {
     /// # Errors
     /// [`Error::BufferTooSmall`], or the first key's error (earlier outputs are written).
     pub fn route_batch<K: AsRef<[u8]>>(&self, keys: &[K], out: &mut [u32]) -> Result<()> {
-        if let Self::Ring(r) = self {
-            return r.route_batch(keys, out);
+        match self {
+            Self::Ring(r) => return r.route_batch(keys, out),
+            Self::Preset(r) => return r.route_batch(keys, out),
+            _ => {}
         }
         let out = out.get_mut(..keys.len()).ok_or(Error::BufferTooSmall)?;
         for (o, k) in out.iter_mut().zip(keys) {
@@ -60,8 +68,9 @@ impl Router {
     /// distinct zones first when nodes carry zones.
     ///
     /// # Errors
-    /// [`Error::ReplicasUnsupported`] for jump and modulo, which define no order past the
-    /// owner; [`Error::ReplicasExceedNodes`] when there are not enough nodes.
+    /// [`Error::ReplicasUnsupported`] for jump, modulo and the presets whose peer defines no
+    /// order past the owner; [`Error::ReplicasExceedNodes`] when there are not enough nodes;
+    /// [`Error::InvalidKey`] as [`Router::route`].
     pub fn replicas(&self, key: &[u8], out: &mut [u32]) -> Result<()> {
         match self {
             Self::Ring(r) => r.replicas(key, out),
@@ -69,6 +78,7 @@ impl Router {
             Self::Maglev(r) => r.replicas(key, out),
             Self::Slots(r) => r.replicas(key, out),
             Self::MultiProbe(r) => r.replicas(key, out),
+            Self::Preset(r) => r.replicas(key, out),
             Self::Jump(_) | Self::Modulo(_) => Err(Error::ReplicasUnsupported),
         }
     }
@@ -84,6 +94,7 @@ impl Router {
             Self::Slots(r) => r.topology(),
             Self::MultiProbe(r) => r.topology(),
             Self::Modulo(r) => r.topology(),
+            Self::Preset(r) => r.topology(),
         }
     }
 }

@@ -48,9 +48,7 @@ impl SlotFn {
     pub fn slot(self, key: &[u8]) -> u32 {
         match self {
             Self::Redis => redis_slot(key),
-            Self::Hash { count } => {
-                ((u128::from(hash::xxh3_64(key)) * u128::from(count)) >> 64) as u32
-            }
+            Self::Hash { count } => ((u128::from(hash::xxh3_64(key)) * u128::from(count)) >> 64) as u32,
         }
     }
 }
@@ -113,16 +111,10 @@ impl Slots {
         }
         let mut has = vec![false; topology.len()];
         for &o in &owners {
-            *has.get_mut(o as usize)
-                .ok_or(Error::InvalidParameter("a slot owner is not a node"))? = true;
+            *has.get_mut(o as usize).ok_or(Error::InvalidParameter("a slot owner is not a node"))? = true;
         }
         let reachable = has.iter().filter(|&&h| h).count() as u32;
-        Ok(Self {
-            topology,
-            slot_fn,
-            owners: owners.into(),
-            reachable,
-        })
+        Ok(Self { topology, slot_fn, owners: owners.into(), reachable })
     }
 
     /// The table for `to`, moving as few slots as possible from this one.
@@ -137,12 +129,7 @@ impl Slots {
     pub fn rebalance(&self, to: Topology) -> Result<Self> {
         let count = self.owners.len() as u32;
         let quota = quotas(&to, count);
-        let map: Vec<Option<u32>> = self
-            .topology
-            .nodes()
-            .iter()
-            .map(|n| to.position(n.id()))
-            .collect();
+        let map: Vec<Option<u32>> = self.topology.nodes().iter().map(|n| to.position(n.id())).collect();
         let mut kept = vec![0u32; to.len()];
         let mut owners: Vec<u32> = vec![u32::MAX; count as usize];
         for (slot, &old) in owners.iter_mut().zip(self.owners.iter()) {
@@ -156,11 +143,7 @@ impl Slots {
         }
         let mut receiver = 0usize;
         for slot in owners.iter_mut().filter(|s| **s == u32::MAX) {
-            while kept
-                .get(receiver)
-                .zip(quota.get(receiver))
-                .is_some_and(|(k, q)| k >= q)
-            {
+            while kept.get(receiver).zip(quota.get(receiver)).is_some_and(|(k, q)| k >= q) {
                 receiver += 1;
             }
             let Some(k) = kept.get_mut(receiver) else {
@@ -259,10 +242,7 @@ mod tests {
         assert_eq!(redis_slot(b"{user1}.following"), 8106);
         assert_eq!(redis_slot(b"foo"), 12182);
         assert_eq!(redis_slot(b"123456789"), 12739);
-        assert_eq!(
-            redis_slot(b"{user1000}.following"),
-            redis_slot(b"{user1000}.followers")
-        );
+        assert_eq!(redis_slot(b"{user1000}.following"), redis_slot(b"{user1000}.followers"));
         assert_eq!(redis_slot(b"foo{}{bar}"), 8363);
         assert_eq!(redis_slot(b"foo{{bar}}zap"), 4015);
         assert_eq!(redis_slot(b"foo{bar}{zap}"), 5061);

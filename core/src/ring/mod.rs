@@ -124,7 +124,8 @@ impl PointScheme {
         }
     }
 
-    fn names_for(&self, topology: &Topology, index: u32) -> u64 {
+    /// Names (digests) node `index` gets under this scheme.
+    pub(crate) fn names_for(&self, topology: &Topology, index: u32) -> u64 {
         let Some(node) = topology.node(index) else {
             return 0;
         };
@@ -229,7 +230,7 @@ impl Ring {
     }
 
     /// A ring of 128-bit points (one per name, `Placement::Named` with a 128-bit
-    /// `NameDigest::Hash`): the table takes the top 64 bits, [`Ring::low`] the rest.
+    /// `NameDigest::Hash`): the table takes the top 64 bits, `low` the rest.
     fn with_wide_points(topology: Topology, scheme: &PointScheme, total: usize, reachable: u32) -> Result<Self> {
         let Placement::Named { prefixes, digest: NameDigest::Hash(h) } = &scheme.placement else {
             return Err(Error::InvalidParameter("128-bit points need named points with a 128-bit hash"));
@@ -372,7 +373,24 @@ impl Ring {
     /// # Errors
     /// [`Error::ReplicasExceedNodes`] when fewer nodes own points than replicas are asked for.
     pub fn replicas(&self, key: &[u8], out: &mut [u32]) -> Result<()> {
-        let start = self.key_position(key);
+        self.replicas_from(self.key_position(key), out)
+    }
+
+    /// [`Ring::replicas`] for an already hashed key (on a 128-bit ring, `h` as in
+    /// [`Ring::route_hash`]).
+    ///
+    /// # Errors
+    /// As [`Ring::replicas`].
+    pub fn replicas_hash(&self, h: u64, out: &mut [u32]) -> Result<()> {
+        let start = if self.low.is_empty() {
+            self.table.position(h, self.lookup)
+        } else {
+            self.wide_position(u128::from(h) << 64)
+        };
+        self.replicas_from(start, out)
+    }
+
+    fn replicas_from(&self, start: usize, out: &mut [u32]) -> Result<()> {
         let len = self.table.len();
         replicas::select(&self.topology, self.reachable as usize, out, || {
             (0..len).map(move |i| self.table.owner((start + i) % len))

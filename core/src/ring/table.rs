@@ -301,8 +301,8 @@ mod tests {
                         let t = table(&pts, width, nodes, ties);
                         let mut sorted = pts.clone();
                         sorted.sort_by_key(|&(p, o)| (p, if ties == TieBreak::FirstNode { o } else { u32::MAX - o }));
-                        for i in 0..sorted.len() {
-                            assert_eq!((t.point(i), t.owner(i)), sorted[i]);
+                        for (i, &want) in sorted.iter().enumerate() {
+                            assert_eq!((t.point(i), t.owner(i)), want);
                         }
                         let probes: Vec<u64> = sorted
                             .iter()
