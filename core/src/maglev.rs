@@ -12,6 +12,8 @@
 //! `table[(xxh3_64(key) · M) >> 64]`.
 
 use alloc::boxed::Box;
+use alloc::collections::BinaryHeap;
+use core::cmp::Reverse;
 use alloc::vec;
 use alloc::vec::Vec;
 
@@ -93,39 +95,37 @@ impl Maglev {
         }
         const EMPTY: u32 = u32::MAX;
         let mut entries = vec![EMPTY; table_size as usize];
-        let mut filled = 0u64;
-        let mut round = 0u64;
         let mut claimed = vec![0u32; topology.len()];
-        'fill: while filled < m {
-            round += 1;
-            for (node, t) in &mut turns {
-                if round * t.weight < t.target {
-                    continue;
+        // Turns in (round, node order): the order of the rounds-and-nodes loop the spec
+        // describes, without visiting every node every round (one heavy node among many light
+        // ones would otherwise cost rounds × nodes checks). A node is due in the first round r
+        // (after its last turn) with r·w >= target.
+        let mut due: BinaryHeap<Reverse<(u64, usize)>> = (0..turns.len()).map(|i| Reverse((1, i))).collect();
+        let mut filled = 0u64;
+        while filled < m {
+            let Some(Reverse((round, i))) = due.pop() else { break };
+            let Some((node, t)) = turns.get_mut(i) else { break };
+            t.target += max_w;
+            // Walk this node's permutation to its next free entry. The permutation visits
+            // every entry (skip < M and M prime), and one is free, so this ends.
+            loop {
+                let c = (t.offset + t.next * t.skip) % m;
+                t.next += 1;
+                if let Some(slot) = entries.get_mut(c as usize)
+                    && *slot == EMPTY
+                {
+                    *slot = *node;
+                    break;
                 }
-                t.target += max_w;
-                // Walk this node's permutation to its next free entry. The permutation visits
-                // every entry (skip < M and M prime), and one is free, so this ends.
-                loop {
-                    let c = (t.offset + t.next * t.skip) % m;
-                    t.next += 1;
-                    if let Some(slot) = entries.get_mut(c as usize)
-                        && *slot == EMPTY
-                    {
-                        *slot = *node;
-                        break;
-                    }
-                    if t.next > m {
-                        return Err(Error::InvalidParameter("maglev permutation exhausted"));
-                    }
-                }
-                if let Some(c) = claimed.get_mut(*node as usize) {
-                    *c += 1;
-                }
-                filled += 1;
-                if filled == m {
-                    break 'fill;
+                if t.next > m {
+                    return Err(Error::InvalidParameter("maglev permutation exhausted"));
                 }
             }
+            if let Some(c) = claimed.get_mut(*node as usize) {
+                *c += 1;
+            }
+            filled += 1;
+            due.push(Reverse(((round + 1).max(t.target.div_ceil(t.weight)), i)));
         }
         let reachable = claimed.iter().filter(|&&c| c > 0).count() as u32;
         let table = if topology.len() <= usize::from(u16::MAX) + 1 {

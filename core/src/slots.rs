@@ -119,17 +119,28 @@ impl Slots {
 
     /// The table for `to`, moving as few slots as possible from this one.
     ///
-    /// Nodes are matched by id. Each node of `to` has a quota (its largest-remainder share by
-    /// weight). A surviving node keeps its lowest-numbered slots up to its quota; slots of
-    /// departed nodes and surplus slots go, in slot order, to nodes below quota, in node order.
-    /// The number of moved slots is therefore the minimum any table with those quotas needs.
+    /// Nodes are matched by id. Each node of `to` gets a target of the floor or the ceiling of
+    /// its exact share `S·w/Σw`, chosen to keep the slots it already holds where possible
+    /// ([`rebalance_targets`]): so adding a node takes slots only from others and gives them
+    /// only to it, removing one gives its slots only to the rest, and no surviving node swaps
+    /// slots with another. A surviving node keeps its lowest-numbered slots up to its target;
+    /// slots of departed nodes and surplus slots go, in slot order, to nodes below target, in
+    /// node order. The number of moved slots is the minimum any table with those targets needs.
     ///
     /// # Errors
     /// As [`Slots::from_owners`].
     pub fn rebalance(&self, to: Topology) -> Result<Self> {
         let count = self.owners.len() as u32;
-        let quota = quotas(&to, count);
         let map: Vec<Option<u32>> = self.topology.nodes().iter().map(|n| to.position(n.id())).collect();
+        let mut held = vec![0u32; to.len()];
+        for &old in self.owners.iter() {
+            if let Some(Some(new)) = map.get(old as usize)
+                && let Some(h) = held.get_mut(*new as usize)
+            {
+                *h += 1;
+            }
+        }
+        let quota = rebalance_targets(&to, count, &held);
         let mut kept = vec![0u32; to.len()];
         let mut owners: Vec<u32> = vec![u32::MAX; count as usize];
         for (slot, &old) in owners.iter_mut().zip(self.owners.iter()) {
@@ -227,6 +238,55 @@ fn quotas(topology: &Topology, count: u32) -> Vec<u32> {
         }
     }
     shares
+}
+
+/// Per node of `topology`, a slot target that is the floor or the ceiling of its exact share
+/// and sums to `count`, staying as close as possible to `held` (slots each node holds now).
+///
+/// Start from `held` clamped into [floor, ceiling]. If the targets then sum above `count`,
+/// lower nodes at their ceiling, first those that would gain slots (that only shrinks their
+/// gain), then those that would give some up; below `count`, raise nodes at their floor,
+/// first those that would lose slots. Within a group, smaller (for lowering) or larger (for
+/// raising) fractional remainders go first, then node order. Every adjustment that costs no
+/// extra move is made before any that does.
+fn rebalance_targets(topology: &Topology, count: u32, held: &[u32]) -> Vec<u32> {
+    let total = u128::from(topology.total_weight());
+    let mut floor = Vec::with_capacity(topology.len());
+    let mut target = Vec::with_capacity(topology.len());
+    let mut rem = Vec::with_capacity(topology.len());
+    for (i, n) in topology.nodes().iter().enumerate() {
+        let exact = u128::from(count) * u128::from(n.weight());
+        let (f, r) = ((exact / total) as u32, exact % total);
+        let c = f + u32::from(r > 0);
+        floor.push(f);
+        rem.push(r);
+        target.push(held.get(i).copied().unwrap_or(0).clamp(f, c));
+    }
+    let sum: u64 = target.iter().map(|&t| u64::from(t)).sum();
+    let held_of = |i: usize| held.get(i).copied().unwrap_or(0);
+    let mut order: Vec<usize> = (0..target.len()).collect();
+    if sum > u64::from(count) {
+        // Candidates: at the ceiling, above the floor.
+        order.retain(|&i| target.get(i) > floor.get(i));
+        order.sort_by_key(|&i| (held_of(i) >= target.get(i).copied().unwrap_or(0), rem.get(i).copied(), i));
+        for &i in order.iter().take((sum - u64::from(count)) as usize) {
+            if let Some(t) = target.get_mut(i) {
+                *t -= 1;
+            }
+        }
+    } else if sum < u64::from(count) {
+        // Candidates: at the floor, with a fractional share.
+        order.retain(|&i| target.get(i) == floor.get(i) && rem.get(i).is_some_and(|&r| r > 0));
+        order.sort_by_key(|&i| {
+            (held_of(i) <= target.get(i).copied().unwrap_or(0), core::cmp::Reverse(rem.get(i).copied()), i)
+        });
+        for &i in order.iter().take((u64::from(count) - sum) as usize) {
+            if let Some(t) = target.get_mut(i) {
+                *t += 1;
+            }
+        }
+    }
+    target
 }
 
 #[cfg(test)]
