@@ -3,7 +3,7 @@
 use serde_json::{Map, Value};
 
 use crate::spec::Spec;
-use crate::{Error, ErrorCode, Result, native};
+use crate::{Error, ErrorCode, Result, native, presets};
 
 /// A router built from a topology spec. Immutable; share it freely between threads.
 #[derive(Debug, Clone)]
@@ -29,6 +29,7 @@ impl Router {
     /// # Errors
     /// As [`Router::from_json`], minus the JSON errors.
     pub fn from_spec(spec: &Spec) -> Result<Self> {
+        spec.check_version()?;
         let nodes = spec
             .nodes
             .iter()
@@ -41,7 +42,7 @@ impl Router {
             })
             .collect::<Vec<_>>();
         let topology = keyroute::Topology::new(nodes)?;
-        let (core, params) = match native::build(spec, topology) {
+        let (core, params) = match native::build(spec, topology.clone()).or_else(|| presets::build(spec, topology)) {
             Some(built) => built?,
             None => {
                 return Err(Error::new(ErrorCode::UnknownAlgorithm, format!("unknown algorithm {:?}", spec.algorithm)));
@@ -97,7 +98,7 @@ impl Router {
     pub fn slot(&self, key: &[u8]) -> Option<u32> {
         match &self.core {
             keyroute::Router::Slots(s) => Some(s.slot_fn().slot(key)),
-            _ => None,
+            other => presets::slot(other, key),
         }
     }
 

@@ -13,9 +13,9 @@
 
 use alloc::boxed::Box;
 use alloc::collections::BinaryHeap;
-use core::cmp::Reverse;
 use alloc::vec;
 use alloc::vec::Vec;
+use core::cmp::Reverse;
 
 use crate::{Error, Result, Topology, hash, replicas};
 
