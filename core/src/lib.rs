@@ -38,6 +38,7 @@
 
 extern crate alloc;
 
+pub mod analysis;
 mod error;
 pub mod hash;
 mod jump;

@@ -180,6 +180,12 @@ impl Maglev {
         counts
     }
 
+    /// The owner of table entry `e` (node 0 when out of range).
+    #[must_use]
+    pub fn entry(&self, e: usize) -> u32 {
+        self.table.get(e)
+    }
+
     /// Table size M.
     #[must_use]
     pub fn table_size(&self) -> u32 {

@@ -90,6 +90,12 @@ impl RedisCluster {
         self.tag_rule.slot(key)
     }
 
+    /// The hash-tag rule in force.
+    #[must_use]
+    pub fn tag_rule(&self) -> HashTagRule {
+        self.tag_rule
+    }
+
     /// The slot table.
     #[must_use]
     pub fn slots(&self) -> &Slots {

@@ -421,6 +421,53 @@ impl Ring {
         self.key_hash
     }
 
+    /// The ring as pieces of its key-hash space (`None` for 128-bit rings, whose space is not
+    /// one `u64`). See [`crate::analysis`].
+    pub(crate) fn segments(&self) -> Option<crate::analysis::Segments> {
+        if !self.low.is_empty() {
+            return None;
+        }
+        let bits = self.table.width();
+        let mut points: Vec<(u64, u32)> = Vec::with_capacity(self.table.len());
+        self.table.for_each_point(|p, owner| points.push((p, owner)));
+        let (&(_, first), &(last, _)) = (points.first()?, points.last()?);
+        let in_space = |s: u64| bits >= 64 || s < (1u64 << bits);
+        let mut starts: Vec<(u64, u32)> = Vec::with_capacity(points.len() + 1);
+        let mut push = |start: u64, owner: u32| match starts.last_mut() {
+            // A later piece starting at the same place replaces an empty one.
+            Some(prev) if prev.0 == start => prev.1 = owner,
+            _ => starts.push((start, owner)),
+        };
+        push(0, first);
+        match self.lookup {
+            // Lower bound: (p_i, p_i+1] belongs to point i+1's owner; past the last point, to
+            // the first point's.
+            LookupRule::LowerBound => {
+                for pair in points.windows(2) {
+                    if let [(p, _), (_, next)] = *pair
+                        && let Some(s) = p.checked_add(1).filter(|&s| in_space(s))
+                    {
+                        push(s, next);
+                    }
+                }
+                if let Some(s) = last.checked_add(1).filter(|&s| in_space(s)) {
+                    push(s, first);
+                }
+            }
+            // Strict: [p_i, p_i+1) belongs to point i+1's owner; from the last point on, to
+            // the first point's.
+            LookupRule::Strict => {
+                for pair in points.windows(2) {
+                    if let [(p, _), (_, next)] = *pair {
+                        push(p, next);
+                    }
+                }
+                push(last, first);
+            }
+        }
+        Some(crate::analysis::Segments::new(bits, self.key_hash, starts))
+    }
+
     pub(crate) fn into_parts(self) -> (Topology, PointTable) {
         (self.topology, self.table)
     }

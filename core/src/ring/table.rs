@@ -239,6 +239,22 @@ impl PointTable {
         (k << self.low_bits) | low
     }
 
+    /// Every point in ring order as `(value, owner)`, walking the buckets (O(n), no search).
+    pub(crate) fn for_each_point(&self, mut f: impl FnMut(u64, u32)) {
+        let mask = owner_mask(self.low_bits);
+        for (k, bounds) in self.index.windows(2).enumerate() {
+            let [lo, hi] = *bounds else { continue };
+            for &slot in self.slots.get(lo as usize..hi as usize).unwrap_or(&[]) {
+                f(((k as u64) << self.low_bits) | (slot >> (64 - self.low_bits)), (slot & mask) as u32);
+            }
+        }
+    }
+
+    /// Width of the point space in bits (32 or 64).
+    pub(crate) fn width(&self) -> u32 {
+        self.low_bits + (self.index.len().saturating_sub(1)).trailing_zeros()
+    }
+
     /// Bytes held by the table (slots with padding, and the index).
     pub(crate) fn heap_bytes(&self) -> usize {
         self.slots.len() * 8 + self.index.len() * 4

@@ -1,0 +1,446 @@
+//! What a topology does with keys, computed from the structure itself where the algorithm
+//! allows it: ownership per node, balance, and what a change moves.
+//!
+//! Rings, Maglev tables and hash-slot tables map the key-hash space to nodes piece by piece
+//! ([`Segments`]), so their ownership and the difference between two of them are **exact**:
+//! the measure of each piece of the hash space, with no key sampled. Slot tables over Redis's
+//! CRC16 are exact per slot. Jump, modulo and rendezvous have closed-form expected shares. What
+//! remains (multi-probe, twemproxy's key rewriting, pymemcache, or two routers over different
+//! key hashes) is estimated from a deterministic sample of keys, and says so.
+
+use alloc::vec;
+use alloc::vec::Vec;
+
+use crate::presets::PresetRouter;
+use crate::{KeyHash, Result, Router, Topology};
+
+/// How a figure was obtained.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Method {
+    /// Measured on the key-hash space itself: exact for uniformly hashed keys.
+    Exact,
+    /// Exact per slot: each slot counts equally (keys spread evenly over slots).
+    SlotShare,
+    /// The algorithm's expected share (jump, modulo, rendezvous): `w / Σw`.
+    Expected,
+    /// Estimated from this many sample keys (standard error about `sqrt(s(1−s)/keys)`).
+    Sampled {
+        /// Sample keys routed.
+        keys: u32,
+    },
+}
+
+/// Share of keys per node (indices into the router's topology); shares sum to 1.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ownership {
+    /// Per node.
+    pub shares: Vec<f64>,
+    /// How the shares were obtained.
+    pub method: Method,
+}
+
+/// How evenly keys are spread, relative to each node's fair share `w / Σw`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Balance {
+    /// Coefficient of variation of `share / fair share` over nodes with weight.
+    pub cv: f64,
+    /// Largest `share / fair share`.
+    pub max_over_mean: f64,
+    /// Smallest `share / fair share`.
+    pub min_over_mean: f64,
+}
+
+impl Ownership {
+    /// Balance of these shares over `topology` (the router's), nodes of weight 0 left out.
+    #[must_use]
+    pub fn balance(&self, topology: &Topology) -> Balance {
+        let total = topology.total_weight() as f64;
+        let ratios: Vec<f64> = topology
+            .nodes()
+            .iter()
+            .zip(&self.shares)
+            .filter(|(n, _)| n.weight() > 0)
+            .map(|(n, &s)| s / (f64::from(n.weight()) / total))
+            .collect();
+        let n = ratios.len().max(1) as f64;
+        let mean = ratios.iter().sum::<f64>() / n;
+        let var = ratios.iter().map(|r| (r - mean) * (r - mean)).sum::<f64>() / n;
+        let max = ratios.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let min = ratios.iter().copied().fold(f64::INFINITY, f64::min);
+        let mean = if mean > 0.0 { mean } else { 1.0 };
+        Balance { cv: libm::sqrt(var) / mean, max_over_mean: max / mean, min_over_mean: min / mean }
+    }
+}
+
+/// A share of keys that goes from one node to another.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Flow {
+    /// Node index in the `from` router's topology.
+    pub from: u32,
+    /// Node index in the `to` router's topology.
+    pub to: u32,
+    /// Share of all keys.
+    pub share: f64,
+}
+
+/// One moved piece of the key-hash space (rings and tables, exact diffs only).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MovedArc {
+    /// First hash of the piece.
+    pub start: u64,
+    /// Last hash of the piece (inclusive).
+    pub end: u64,
+    /// Owner before (index in `from`).
+    pub from: u32,
+    /// Owner after (index in `to`).
+    pub to: u32,
+}
+
+/// What changing from one router to another does.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Diff {
+    /// Share of keys whose owner (by node id) changes.
+    pub moved: f64,
+    /// Every (from, to) pair with a positive share, stays included, sorted by (from, to).
+    pub flows: Vec<Flow>,
+    /// The moved pieces of the hash space, in hash order (exact diffs only; else empty).
+    pub moved_arcs: Vec<MovedArc>,
+    /// How the figures were obtained.
+    pub method: Method,
+}
+
+/// Sample keys for the estimates: `kr-sample:` followed by a little-endian counter.
+pub const SAMPLE_KEYS: u32 = 1 << 18;
+
+/// A piecewise-constant map from a key-hash space of `2^bits` values to node indices.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Segments {
+    bits: u32,
+    key_hash: KeyHash,
+    /// `(first hash, owner)`, strictly increasing starts, the first at 0.
+    starts: Vec<(u64, u32)>,
+}
+
+impl Segments {
+    pub(crate) fn new(bits: u32, key_hash: KeyHash, starts: Vec<(u64, u32)>) -> Self {
+        Self { bits, key_hash, starts }
+    }
+
+    /// `(start, length, owner)` for each piece; lengths are exact (`u128`: the last piece of a
+    /// 64-bit space may be 2^64 long).
+    fn pieces(&self) -> impl Iterator<Item = (u64, u128, u32)> + '_ {
+        let end = 1u128 << self.bits;
+        self.starts.iter().enumerate().map(move |(i, &(s, o))| {
+            let next = self.starts.get(i + 1).map_or(end, |&(n, _)| u128::from(n));
+            (s, next - u128::from(s), o)
+        })
+    }
+
+    fn space(&self) -> f64 {
+        libm::ldexp(1.0, self.bits as i32)
+    }
+}
+
+/// Pieces for a table of `len` entries addressed by `(h · len) >> 64`.
+fn table_segments(len: u64, owner: impl Fn(u64) -> u32) -> Segments {
+    let mut starts: Vec<(u64, u32)> = Vec::new();
+    for e in 0..len {
+        // The first hash that lands on entry e: ceil(e · 2^64 / len).
+        let start = ((u128::from(e) << 64).div_ceil(u128::from(len))) as u64;
+        let o = owner(e);
+        if starts.last().is_none_or(|&(_, prev)| prev != o) {
+            starts.push((start, o));
+        }
+    }
+    Segments::new(64, KeyHash::Xxh3, starts)
+}
+
+/// The router as pieces of its hash space, where it is one.
+pub fn segments(router: &Router) -> Option<Segments> {
+    match router {
+        Router::Ring(r) => r.segments(),
+        Router::Maglev(m) => Some(table_segments(u64::from(m.table_size()), |e| m.entry(e as usize))),
+        Router::Slots(s) => match s.slot_fn() {
+            crate::SlotFn::Hash { count } => Some(table_segments(u64::from(count), |e| s.owner_of_slot(e as u32))),
+            _ => None,
+        },
+        Router::Preset(PresetRouter::TextRing(t)) => t.ring().segments(),
+        Router::Preset(PresetRouter::Nginx(n)) => n.ring().segments(),
+        _ => None,
+    }
+}
+
+/// Share of keys per node.
+#[must_use]
+pub fn ownership(router: &Router) -> Ownership {
+    let topology = router.topology();
+    let n = topology.len();
+    if let Some(seg) = segments(router) {
+        let mut acc = vec![0u128; n];
+        for (_, len, o) in seg.pieces() {
+            if let Some(a) = acc.get_mut(o as usize) {
+                *a += len;
+            }
+        }
+        let space = seg.space();
+        return Ownership { shares: acc.iter().map(|&a| a as f64 / space).collect(), method: Method::Exact };
+    }
+    let weight_shares = || {
+        let total = topology.total_weight() as f64;
+        topology.nodes().iter().map(|node| f64::from(node.weight()) / total).collect::<Vec<_>>()
+    };
+    match router {
+        Router::Slots(s) => slot_shares(s.owners(), n),
+        Router::Preset(PresetRouter::RedisCluster(r)) => slot_shares(r.slots().owners(), n),
+        Router::Rendezvous(_) => Ownership { shares: weight_shares(), method: Method::Expected },
+        Router::Jump(_) | Router::Modulo(_) => Ownership { shares: vec![1.0 / n as f64; n], method: Method::Expected },
+        _ => {
+            let mut counts = vec![0u32; n];
+            let mut key = [0u8; 14];
+            for i in 0..SAMPLE_KEYS {
+                if let Ok(o) = router.route(sample_key(&mut key, i))
+                    && let Some(c) = counts.get_mut(o as usize)
+                {
+                    *c += 1;
+                }
+            }
+            let total = f64::from(counts.iter().sum::<u32>().max(1));
+            Ownership {
+                shares: counts.iter().map(|&c| f64::from(c) / total).collect(),
+                method: Method::Sampled { keys: SAMPLE_KEYS },
+            }
+        }
+    }
+}
+
+fn slot_shares(owners: &[u32], n: usize) -> Ownership {
+    let mut counts = vec![0u32; n];
+    for &o in owners {
+        if let Some(c) = counts.get_mut(o as usize) {
+            *c += 1;
+        }
+    }
+    let total = owners.len().max(1) as f64;
+    Ownership { shares: counts.iter().map(|&c| f64::from(c) / total).collect(), method: Method::SlotShare }
+}
+
+fn sample_key(buf: &mut [u8; 14], i: u32) -> &[u8] {
+    buf[..10].copy_from_slice(b"kr-sample:");
+    buf[10..].copy_from_slice(&i.to_le_bytes());
+    buf
+}
+
+/// For each node of `from`, its index in `to` (by id).
+fn id_map(from: &Topology, to: &Topology) -> Vec<Option<u32>> {
+    from.nodes().iter().map(|n| to.position(n.id())).collect()
+}
+
+/// What changing from `a` to `b` moves.
+///
+/// Exact when both routers cut the same key-hash space into pieces (any mix of rings, Maglev
+/// and hash-slot tables over the same key hash), per slot for two slot tables over the same
+/// slot function, and otherwise estimated from [`SAMPLE_KEYS`] keys.
+///
+/// # Errors
+/// None today for valid routers; a key error from either router is skipped in sampling.
+pub fn diff(a: &Router, b: &Router) -> Result<Diff> {
+    let map = id_map(a.topology(), b.topology());
+    let moved_pair = |from: u32, to: u32| map.get(from as usize).copied().flatten() != Some(to);
+    if let (Some(sa), Some(sb)) = (segments(a), segments(b))
+        && sa.bits == sb.bits
+        && sa.key_hash == sb.key_hash
+    {
+        return Ok(exact_diff(&sa, &sb, moved_pair));
+    }
+    let slot_tables = match (a, b) {
+        (Router::Slots(x), Router::Slots(y)) if x.slot_fn() == y.slot_fn() => Some((x.owners(), y.owners())),
+        (Router::Preset(PresetRouter::RedisCluster(x)), Router::Preset(PresetRouter::RedisCluster(y)))
+            if x.tag_rule() == y.tag_rule() =>
+        {
+            Some((x.slots().owners(), y.slots().owners()))
+        }
+        _ => None,
+    };
+    if let Some((x, y)) = slot_tables {
+        let pairs: Vec<(u32, u32, u128)> = x.iter().zip(y).map(|(&f, &t)| (f, t, 1)).collect();
+        return Ok(summarise(pairs, x.len() as f64, Vec::new(), Method::SlotShare, moved_pair));
+    }
+    let mut pairs = Vec::with_capacity(SAMPLE_KEYS as usize);
+    let mut key = [0u8; 14];
+    for i in 0..SAMPLE_KEYS {
+        let k = sample_key(&mut key, i);
+        if let (Ok(f), Ok(t)) = (a.route(k), b.route(k)) {
+            pairs.push((f, t, 1u128));
+        }
+    }
+    let n = pairs.len().max(1) as f64;
+    Ok(summarise(pairs, n, Vec::new(), Method::Sampled { keys: SAMPLE_KEYS }, moved_pair))
+}
+
+fn exact_diff(a: &Segments, b: &Segments, moved_pair: impl Fn(u32, u32) -> bool) -> Diff {
+    let end = 1u128 << a.bits;
+    let mut pairs: Vec<(u32, u32, u128)> = Vec::new();
+    let mut arcs: Vec<MovedArc> = Vec::new();
+    let (mut i, mut j) = (0usize, 0usize);
+    let mut at: u128 = 0;
+    let next_start = |s: &Segments, k: usize| s.starts.get(k + 1).map_or(end, |&(n, _)| u128::from(n));
+    while at < end {
+        let (Some(&(_, fa)), Some(&(_, fb))) = (a.starts.get(i), b.starts.get(j)) else { break };
+        let (na, nb) = (next_start(a, i), next_start(b, j));
+        let stop = na.min(nb);
+        let len = stop - at;
+        match pairs.last_mut() {
+            Some(last) if last.0 == fa && last.1 == fb => last.2 += len,
+            _ => pairs.push((fa, fb, len)),
+        }
+        if moved_pair(fa, fb) {
+            let (start, last) = (at as u64, (stop - 1) as u64);
+            match arcs.last_mut() {
+                Some(arc) if arc.from == fa && arc.to == fb && u128::from(arc.end) + 1 == at => arc.end = last,
+                _ => arcs.push(MovedArc { start, end: last, from: fa, to: fb }),
+            }
+        }
+        at = stop;
+        if na == stop {
+            i += 1;
+        }
+        if nb == stop {
+            j += 1;
+        }
+    }
+    summarise(pairs, a.space(), arcs, Method::Exact, moved_pair)
+}
+
+/// Folds `(from, to, measure)` pieces into sorted flows and the moved share.
+fn summarise(
+    mut pairs: Vec<(u32, u32, u128)>,
+    space: f64,
+    moved_arcs: Vec<MovedArc>,
+    method: Method,
+    moved_pair: impl Fn(u32, u32) -> bool,
+) -> Diff {
+    pairs.sort_unstable_by_key(|&(f, t, _)| (f, t));
+    let mut flows: Vec<Flow> = Vec::new();
+    let mut moved: u128 = 0;
+    let mut current: Option<(u32, u32, u128)> = None;
+    for (f, t, len) in pairs.into_iter().chain(core::iter::once((u32::MAX, u32::MAX, 0))) {
+        match current {
+            Some((cf, ct, acc)) if cf == f && ct == t => current = Some((cf, ct, acc + len)),
+            _ => {
+                if let Some((cf, ct, acc)) = current {
+                    if moved_pair(cf, ct) {
+                        moved += acc;
+                    }
+                    flows.push(Flow { from: cf, to: ct, share: acc as f64 / space });
+                }
+                current = Some((f, t, len));
+            }
+        }
+    }
+    Diff { moved: moved as f64 / space, flows, moved_arcs, method }
+}
+
+/// A key whose owner changes, from a key-level plan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Move<'k> {
+    /// The key.
+    pub key: &'k [u8],
+    /// Owner before (index in `from`).
+    pub from: u32,
+    /// Owner after (index in `to`).
+    pub to: u32,
+}
+
+/// The keys of `keys` that change owner from `a` to `b`, streamed in constant memory (beyond
+/// one id map built up front).
+pub fn plan<'k, I>(a: &'k Router, b: &'k Router, keys: I) -> impl Iterator<Item = Result<Move<'k>>> + 'k
+where
+    I: IntoIterator<Item = &'k [u8]> + 'k,
+{
+    let map = id_map(a.topology(), b.topology());
+    keys.into_iter().filter_map(move |key| {
+        let from = match a.route(key) {
+            Ok(f) => f,
+            Err(e) => return Some(Err(e)),
+        };
+        let to = match b.route(key) {
+            Ok(t) => t,
+            Err(e) => return Some(Err(e)),
+        };
+        (map.get(from as usize).copied().flatten() != Some(to)).then_some(Ok(Move { key, from, to }))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Maglev, Node, Ring, SlotFn, Slots};
+
+    fn topo(n: usize) -> Topology {
+        Topology::uniform("n", n).unwrap()
+    }
+
+    /// Exact figures against routing many keys (within 6 standard errors).
+    #[test]
+    fn exact_ownership_and_diff_agree_with_sampling() {
+        let a: Router = Ring::new(topo(5), 40).unwrap().into();
+        let b: Router = Ring::new(topo(6), 40).unwrap().into();
+        let own = ownership(&a);
+        assert_eq!(own.method, Method::Exact);
+        assert!((own.shares.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+        let d = diff(&a, &b).unwrap();
+        assert_eq!(d.method, Method::Exact);
+        let keys = 200_000u32;
+        let (mut moved, mut on0) = (0u32, 0u32);
+        for i in 0..keys {
+            let k = i.to_le_bytes();
+            let (f, t) = (a.route(&k).unwrap(), b.route(&k).unwrap());
+            moved += u32::from(f != t);
+            on0 += u32::from(f == 0);
+        }
+        let se = |p: f64| 6.0 * libm::sqrt(p * (1.0 - p) / f64::from(keys));
+        let sampled = f64::from(moved) / f64::from(keys);
+        assert!((sampled - d.moved).abs() < se(d.moved), "moved {sampled} vs exact {}", d.moved);
+        let s0 = f64::from(on0) / f64::from(keys);
+        assert!((s0 - own.shares[0]).abs() < se(own.shares[0]));
+        // Adding a node moves keys only onto it, and the arcs cover exactly the moved share.
+        assert!(d.flows.iter().all(|f| f.from == f.to || f.to == 5));
+        let arc_len: f64 = d.moved_arcs.iter().map(|a| (a.end - a.start) as f64 + 1.0).sum();
+        assert!((arc_len / libm::ldexp(1.0, 64) - d.moved).abs() < 1e-9);
+    }
+
+    #[test]
+    fn small_exact_cases() {
+        // Same router: nothing moves.
+        let a: Router = Maglev::new(topo(3), 7).unwrap().into();
+        let d = diff(&a, &a).unwrap();
+        assert_eq!((d.moved, d.method), (0.0, Method::Exact));
+        assert!(d.moved_arcs.is_empty());
+        // Slots: 4 slots, one changes owner → exactly a quarter moves.
+        let t = Topology::new([Node::new("x"), Node::new("y")].to_vec()).unwrap();
+        let s1: Router =
+            Slots::from_owners(t.clone(), SlotFn::Hash { count: 4 }, [0, 0, 1, 1].to_vec()).unwrap().into();
+        let s2: Router = Slots::from_owners(t, SlotFn::Hash { count: 4 }, [0, 1, 1, 1].to_vec()).unwrap().into();
+        let d = diff(&s1, &s2).unwrap();
+        assert!((d.moved - 0.25).abs() < 1e-15, "{}", d.moved);
+        assert_eq!(ownership(&s2).shares, [0.25, 0.75]);
+        // A ring against itself with different node order: ids decide, nothing moves.
+        let r1: Router =
+            Ring::new(Topology::new([Node::new("p"), Node::new("q")].to_vec()).unwrap(), 8).unwrap().into();
+        let r2: Router =
+            Ring::new(Topology::new([Node::new("q"), Node::new("p")].to_vec()).unwrap(), 8).unwrap().into();
+        assert_eq!(diff(&r1, &r2).unwrap().moved, 0.0);
+    }
+
+    #[test]
+    fn plan_streams_only_moved_keys() {
+        let a: Router = Ring::new(topo(3), 160).unwrap().into();
+        let b: Router = Ring::new(topo(4), 160).unwrap().into();
+        let keys: Vec<[u8; 4]> = (0..10_000u32).map(u32::to_le_bytes).collect();
+        let moves: Vec<_> = plan(&a, &b, keys.iter().map(|k| &k[..])).collect::<Result<_>>().unwrap();
+        assert!(moves.iter().all(|m| m.to == 3), "3 → 4 nodes: keys move only to the new one");
+        let d = diff(&a, &b).unwrap();
+        assert!((moves.len() as f64 / 10_000.0 - d.moved).abs() < 0.03);
+    }
+}
