@@ -6,7 +6,7 @@ SHELL := bash
 CARGO := cargo
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: all demo test setup lint test-rust nostd doc bench vectors conformance-peers fmt clean
+.PHONY: all demo test setup lint test-rust nostd doc test-naive test-ffi test-py bench vectors conformance-peers fmt clean
 
 all: test
 
@@ -17,7 +17,7 @@ setup:
 demo: setup
 	$(CARGO) run --release --locked -p keyroute --example demo
 
-test: setup lint test-rust nostd doc
+test: setup lint test-rust nostd doc test-naive test-ffi test-py
 
 lint:
 	$(CARGO) fmt --all --check
@@ -31,7 +31,20 @@ nostd:
 	$(CARGO) build -p keyroute --target thumbv7em-none-eabihf --locked
 
 doc:
-	RUSTDOCFLAGS="-D warnings" $(CARGO) doc -p keyroute --no-deps --locked
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc -p keyroute -p keyroute-bindings --no-deps --locked
+
+## An independent Python implementation of conformance/SPEC.md agrees with the native vectors.
+test-naive:
+	conformance/naive/run.sh
+
+## The C ABI: header freshness, C99 tests under valgrind (static and shared), the conformance
+## runner in C, the quickstart, pkg-config install, and Java (JNA) against the real peers.
+test-ffi:
+	ffi/test.sh
+
+## Python: pip install ./py in a fresh venv, mypy, pytest (incl. live memcached and peers).
+test-py:
+	py/test.sh
 
 ## Criterion benchmarks side by side with the peers, then every median as a ratio to F.
 bench: setup

@@ -243,6 +243,24 @@ fn generate() -> BTreeMap<String, Value> {
         { "id": "a", "slots": [[0, 3], [12, 15]] }, { "id": "b", "slots": [[4, 9]] }, { "id": "c", "slots": [[10, 11]] }
     ] });
     add(routed_file("native-slots-explicit-16", "slots-v1 with 16 slots given explicitly per node", spec, 2));
+    // Weighted Maglev on a small table: every entry is hit by some key, so the turn rule's
+    // details (`<` vs `<=`, W = max w) show in the routes.
+    let spec = json!({ "algorithm": "maglev", "params": { "table_size": 13 }, "nodes": [
+        { "id": "w1", "weight": 1 }, { "id": "w2", "weight": 2 }, { "id": "w3", "weight": 3 }, { "id": "w7", "weight": 7 }
+    ] });
+    add(routed_file("native-maglev-m13-weighted", "maglev-v1, 13-entry table, weights 1, 2, 3, 7", spec, 3));
+    // More replicas than zones, and nodes without a zone: the replica rule's second pass runs,
+    // and zoneless nodes count as new zones in the first.
+    let mixed = json!([
+        { "id": "a1", "zone": "zone-a" }, { "id": "a2", "zone": "zone-a" }, { "id": "a3", "zone": "zone-a" },
+        { "id": "b1", "zone": "zone-b" }, { "id": "b2", "zone": "zone-b" },
+        { "id": "solo-1" }, { "id": "solo-2" }
+    ]);
+    for algo in ["ring", "rendezvous", "maglev", "slots", "multi-probe"] {
+        let spec = json!({ "algorithm": algo, "nodes": mixed });
+        let id = format!("native-{algo}-zones-mixed");
+        add(routed_file(&id, &format!("{algo}: 2 zones plus 2 zoneless nodes, 6 replicas of 7 nodes"), spec, 6));
+    }
     let spec = json!({ "algorithm": "jump", "params": { "key_hash": "u64be" }, "nodes": topologies(false)[2].1 });
     add(u64_file("native-jump-u64be-4", "jump-v1 on a given big-endian u64 key; 4 buckets", spec));
     add(error_file());

@@ -354,7 +354,7 @@ class Slots:
         if fn == "redis":
             self.S, self.slot = 16384, redis_slot
         else:
-            self.S = params["count"]
+            self.S = params.get("count", 1024)
             if not 1 <= self.S <= 2 ** 24:
                 raise SpecError("invalid_params")
             self.slot = lambda key: reduce(H(key), self.S)
