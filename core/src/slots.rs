@@ -121,7 +121,7 @@ impl Slots {
     ///
     /// Nodes are matched by id. Each node of `to` gets a target of the floor or the ceiling of
     /// its exact share `S·w/Σw`, chosen to keep the slots it already holds where possible
-    /// ([`rebalance_targets`]): so adding a node takes slots only from others and gives them
+    /// (see `conformance/SPEC.md`, slots-v1): so adding a node takes slots only from others and gives them
     /// only to it, removing one gives its slots only to the rest, and no surviving node swaps
     /// slots with another. A surviving node keeps its lowest-numbered slots up to its target;
     /// slots of departed nodes and surplus slots go, in slot order, to nodes below target, in
