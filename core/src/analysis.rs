@@ -22,7 +22,9 @@ pub enum Method {
     Exact,
     /// Exact per slot: each slot counts equally (keys spread evenly over slots).
     SlotShare,
-    /// The algorithm's expected share (jump, modulo, rendezvous): `w / Σw`.
+    /// The algorithm's expected figure for uniformly hashed keys, in closed form: ownership
+    /// `w / Σw` (jump, modulo, rendezvous), and the diff of two jump, two modulo or two
+    /// rendezvous routers (see [`diff`]).
     Expected,
     /// Estimated from this many sample keys (standard error about `sqrt(s(1−s)/keys)`).
     Sampled {
@@ -240,7 +242,9 @@ fn id_map(from: &Topology, to: &Topology) -> Vec<Option<u32>> {
 ///
 /// Exact when both routers cut the same key-hash space into pieces (any mix of rings, Maglev
 /// and hash-slot tables over the same key hash), per slot for two slot tables over the same
-/// slot function, and otherwise estimated from [`SAMPLE_KEYS`] keys.
+/// slot function, in closed form ([`Method::Expected`]) for two jump routers (same key input
+/// and arithmetic), two modulo routers, and two rendezvous routers whose common nodes keep
+/// their weights; otherwise estimated from [`SAMPLE_KEYS`] keys.
 ///
 /// # Errors
 /// None today for valid routers; a key error from either router is skipped in sampling.
@@ -266,6 +270,11 @@ pub fn diff(a: &Router, b: &Router) -> Result<Diff> {
         let pairs: Vec<(u32, u32, u128)> = x.iter().zip(y).map(|(&f, &t)| (f, t, 1)).collect();
         return Ok(summarise(pairs, x.len() as f64, Vec::new(), Method::SlotShare, moved_pair));
     }
+    if let Some(mut flows) = expected_flows(a, b) {
+        flows.sort_unstable_by_key(|f| (f.from, f.to));
+        let moved = flows.iter().filter(|f| moved_pair(f.from, f.to)).map(|f| f.share).sum();
+        return Ok(Diff { moved, flows, moved_arcs: Vec::new(), method: Method::Expected });
+    }
     let mut pairs = Vec::with_capacity(SAMPLE_KEYS as usize);
     let mut key = [0u8; 14];
     for i in 0..SAMPLE_KEYS {
@@ -276,6 +285,119 @@ pub fn diff(a: &Router, b: &Router) -> Result<Diff> {
     }
     let n = pairs.len().max(1) as f64;
     Ok(summarise(pairs, n, Vec::new(), Method::Sampled { keys: SAMPLE_KEYS }, moved_pair))
+}
+
+/// Most (from, to) pairs a closed-form diff lists; past that, the diff is sampled instead.
+const MAX_EXPECTED_FLOWS: usize = 1 << 22;
+
+/// The expected from → to shares of two routers of the same closed-form algorithm.
+fn expected_flows(a: &Router, b: &Router) -> Option<Vec<Flow>> {
+    let flows = match (a, b) {
+        (Router::Jump(x), Router::Jump(y)) if x.key() == y.key() && x.variant() == y.variant() => {
+            jump_flows(x.topology().len(), y.topology().len())
+        }
+        (Router::Modulo(x), Router::Modulo(y)) => modulo_flows(x.topology().len(), y.topology().len()),
+        (Router::Rendezvous(x), Router::Rendezvous(y)) => rendezvous_flows(x.topology(), y.topology()),
+        _ => None,
+    }?;
+    Some(flows.into_iter().filter(|f| f.share > 0.0).collect())
+}
+
+/// Jump from `n` to `m` buckets. Growing, a key keeps its bucket with probability `n/m` and
+/// otherwise lands on one of the new buckets, independently of the bucket it left: so
+/// `P(i → i) = 1/m` and `P(i → j) = 1/(n·m)` for `i < n ≤ j`. Shrinking is the mirror image.
+fn jump_flows(n: usize, m: usize) -> Option<Vec<Flow>> {
+    let (small, large) = (n.min(m), n.max(m));
+    if small.checked_mul(large - small + 1)? > MAX_EXPECTED_FLOWS {
+        return None;
+    }
+    let (stay, cross) = (1.0 / large as f64, 1.0 / (small as f64 * large as f64));
+    let mut flows = Vec::with_capacity(small * (large - small + 1));
+    for i in 0..small as u32 {
+        flows.push(Flow { from: i, to: i, share: stay });
+        for j in small as u32..large as u32 {
+            let (from, to) = if n <= m { (i, j) } else { (j, i) };
+            flows.push(Flow { from, to, share: cross });
+        }
+    }
+    Some(flows)
+}
+
+/// `h mod n` against `h mod m` for a uniform 64-bit `h`: by the Chinese remainder theorem the
+/// pair is uniform over the `n·m/g` pairs `(x, y)` with `x ≡ y (mod g)`, `g = gcd(n, m)`.
+fn modulo_flows(n: usize, m: usize) -> Option<Vec<Flow>> {
+    let g = gcd(n, m);
+    if (n / g).checked_mul(m)? > MAX_EXPECTED_FLOWS {
+        return None;
+    }
+    let share = g as f64 / (n as f64 * m as f64);
+    let mut flows = Vec::with_capacity(n / g * m);
+    for x in 0..n {
+        for y in (x % g..m).step_by(g) {
+            flows.push(Flow { from: x as u32, to: y as u32, share });
+        }
+    }
+    Some(flows)
+}
+
+fn gcd(mut a: usize, mut b: usize) -> usize {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a.max(1)
+}
+
+/// Weighted rendezvous from `a` to `b`, nodes matched by id, common nodes of equal weight.
+///
+/// A key's scores are an exponential race: node `i` wins with the smallest `E_i / w_i`, `E_i`
+/// independent unit exponentials, so over any set of nodes the winner is `i` with probability
+/// `w_i / W` and, by memorylessness, the race among the rest is fresh once the winner is known.
+/// With `C` the common nodes, `R` those only in `a`, `N` those only in `b`, and `W` the weight
+/// of `a` (`W_A`), `b` (`W_B`) or both (`W_U`):
+/// `P(c → c) = w_c/W_U`; `P(c → n) = (w_n/W_U)(w_c/W_A)`; `P(r → c) = (w_r/W_U)(w_c/W_B)`;
+/// `P(r → n) = (w_r·w_n/W_U)(1/W_A + 1/W_B)`; and never from one common node to another.
+fn rendezvous_flows(a: &Topology, b: &Topology) -> Option<Vec<Flow>> {
+    let weight = |t: &Topology, i: u32| t.node(i).map_or(0.0, |n| f64::from(n.weight()));
+    let in_b = id_map(a, b);
+    let mut common: Vec<(u32, u32, f64)> = Vec::new();
+    let mut removed: Vec<(u32, f64)> = Vec::new();
+    for (i, j) in in_b.iter().enumerate() {
+        let (i, w) = (i as u32, weight(a, i as u32));
+        match *j {
+            Some(j) if weight(b, j) != w => return None,
+            Some(j) => common.push((i, j, w)),
+            None => removed.push((i, w)),
+        }
+    }
+    let added: Vec<(u32, f64)> = (0..b.len() as u32)
+        .filter(|&j| a.position(b.node(j).map_or(&[][..], |n| n.id())).is_none())
+        .map(|j| (j, weight(b, j)))
+        .collect();
+    let pairs = common.len() + (common.len() + removed.len()).checked_mul(added.len())? + removed.len() * common.len();
+    if pairs > MAX_EXPECTED_FLOWS {
+        return None;
+    }
+    let (wa, wb) = (a.total_weight() as f64, b.total_weight() as f64);
+    let wu = wa + added.iter().map(|&(_, w)| w).sum::<f64>();
+    if wa <= 0.0 || wb <= 0.0 {
+        return None;
+    }
+    let mut flows = Vec::with_capacity(pairs);
+    for &(i, j, w) in &common {
+        flows.push(Flow { from: i, to: j, share: w / wu });
+        for &(n, wn) in &added {
+            flows.push(Flow { from: i, to: n, share: (wn / wu) * (w / wa) });
+        }
+    }
+    for &(r, wr) in &removed {
+        for &(_, j, wc) in &common {
+            flows.push(Flow { from: r, to: j, share: (wr / wu) * (wc / wb) });
+        }
+        for &(n, wn) in &added {
+            flows.push(Flow { from: r, to: n, share: (wr * wn / wu) * (1.0 / wa + 1.0 / wb) });
+        }
+    }
+    Some(flows)
 }
 
 fn exact_diff(a: &Segments, b: &Segments, moved_pair: impl Fn(u32, u32) -> bool) -> Diff {

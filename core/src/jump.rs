@@ -126,6 +126,18 @@ impl Jump {
     pub fn topology(&self) -> &Topology {
         &self.topology
     }
+
+    /// How key bytes become the 64-bit input.
+    #[must_use]
+    pub fn key(&self) -> JumpKey {
+        self.key
+    }
+
+    /// The jump arithmetic.
+    #[must_use]
+    pub fn variant(&self) -> JumpVariant {
+        self.variant
+    }
 }
 
 #[cfg(test)]

@@ -500,16 +500,30 @@ fn emit_node_points(
     let Some(node) = topology.node(i) else { return };
     match &scheme.placement {
         Placement::V1 => {
+            // Names `E(id) || le32(k)` are written LANES at a time, then hashed: hashing bytes
+            // stored a moment before makes every load wait for its store (a store-forwarding
+            // stall per point, most of the build's time); written in a batch, they have long
+            // left the store buffer when they are read.
+            const LANES: usize = 64;
+            let stride = 4 + node.id().len() + 4;
             buf.clear();
-            buf.extend_from_slice(&(node.id().len() as u32).to_le_bytes());
-            buf.extend_from_slice(node.id());
-            let at = buf.len();
-            buf.extend_from_slice(&[0; 4]);
-            for k in 0..names {
-                if let Some(tail) = buf.get_mut(at..) {
-                    tail.copy_from_slice(&(k as u32).to_le_bytes());
+            for _ in 0..LANES {
+                buf.extend_from_slice(&(node.id().len() as u32).to_le_bytes());
+                buf.extend_from_slice(node.id());
+                buf.extend_from_slice(&[0; 4]);
+            }
+            let mut k = 0u64;
+            while k < names {
+                let lanes = (names - k).min(LANES as u64) as usize;
+                for (lane, name) in buf.chunks_exact_mut(stride).take(lanes).enumerate() {
+                    if let Some(tail) = name.get_mut(stride - 4..) {
+                        tail.copy_from_slice(&((k + lane as u64) as u32).to_le_bytes());
+                    }
                 }
-                emit(hash::xxh3_64(buf), i);
+                for name in buf.chunks_exact(stride).take(lanes) {
+                    emit(hash::xxh3_64(name), i);
+                }
+                k += lanes as u64;
             }
         }
         Placement::Named { prefixes, digest } => {

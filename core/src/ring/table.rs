@@ -53,6 +53,9 @@ impl LookupRule {
     }
 }
 
+/// Top bits of the point space that split a build into partitions (at most 256).
+const PARTITION_BITS: u32 = 8;
+
 /// Slots scanned without branching before falling back to a binary search.
 const WINDOW: usize = 4;
 
@@ -104,14 +107,20 @@ impl PointTable {
             return Err(Error::TooManyNodes);
         }
         let buckets = 1usize << bits;
-        let bucket = |p: u64| (p >> low_bits) as usize;
         let pack = |p: u64, owner: u32| low_part(p, low_bits) | u64::from(owner);
 
-        let mut index = vec![0u32; buckets + 1];
+        // Two-level counting sort with good locality: first into a few hundred partitions by
+        // the point's top bits (hundreds of sequential write streams), then each partition,
+        // small enough for the cache, into its buckets. Random writes over the whole table
+        // (one per point) made a 1.6M-point build several times slower.
+        let part_bits = bits.min(PARTITION_BITS);
+        let part_shift = width - part_bits;
+        let per_part = 1usize << (bits - part_bits);
+        let mut part_start = vec![0u32; (1usize << part_bits) + 1];
         let mut seen = 0usize;
         let mut out_of_range = false;
         generate(&mut |p, _| {
-            match index.get_mut(bucket(p) + 1) {
+            match part_start.get_mut((p >> part_shift) as usize + 1) {
                 Some(c) => *c += 1,
                 None => out_of_range = true,
             }
@@ -120,24 +129,66 @@ impl PointTable {
         if seen != count || out_of_range {
             return Err(Error::InvalidParameter("point generator is inconsistent"));
         }
-        for k in 1..index.len() {
-            let prev = index.get(k - 1).copied().unwrap_or(0);
-            if let Some(c) = index.get_mut(k) {
+        for q in 1..part_start.len() {
+            let prev = part_start.get(q - 1).copied().unwrap_or(0);
+            if let Some(c) = part_start.get_mut(q) {
                 *c += prev;
             }
         }
-
-        let mut cursor: Vec<u32> = index.get(..buckets).map(<[u32]>::to_vec).unwrap_or_default();
+        // Raw points and owners, grouped by partition (the slots array doubles as the buffer).
         let mut slots = vec![u64::MAX; count + WINDOW];
+        let mut owners = vec![0u32; count];
+        let mut cursor = part_start.clone();
         generate(&mut |p, owner| {
-            if let Some(c) = cursor.get_mut(bucket(p)) {
-                if let Some(slot) = slots.get_mut(*c as usize) {
-                    *slot = pack(p, owner);
+            if let Some(c) = cursor.get_mut((p >> part_shift) as usize) {
+                let at = *c as usize;
+                if let (Some(slot), Some(o)) = (slots.get_mut(at), owners.get_mut(at)) {
+                    *slot = p;
+                    *o = owner;
                 }
                 *c += 1;
             }
         });
         drop(cursor);
+
+        let mut index = vec![0u32; buckets + 1];
+        let mut scratch: Vec<(u64, u32)> = Vec::new();
+        for q in 0..part_start.len() - 1 {
+            let (lo, hi) = (
+                part_start.get(q).copied().unwrap_or(0) as usize,
+                part_start.get(q + 1).copied().unwrap_or(0) as usize,
+            );
+            let (Some(points), Some(owns)) = (slots.get(lo..hi), owners.get(lo..hi)) else { continue };
+            scratch.clear();
+            scratch.extend(points.iter().copied().zip(owns.iter().copied()));
+            // This partition's buckets: count, prefix (absolute positions), scatter packed.
+            let first_bucket = q * per_part;
+            let Some(local) = index.get_mut(first_bucket..first_bucket + per_part + 1) else { continue };
+            for &(p, _) in &scratch {
+                if let Some(c) = local.get_mut((p >> low_bits) as usize - first_bucket + 1) {
+                    *c += 1;
+                }
+            }
+            if let Some(first) = local.first_mut() {
+                *first = lo as u32;
+            }
+            for k in 1..local.len() {
+                let prev = local.get(k - 1).copied().unwrap_or(0);
+                if let Some(c) = local.get_mut(k) {
+                    *c += prev;
+                }
+            }
+            let mut fill: Vec<u32> = local.get(..per_part).map(<[u32]>::to_vec).unwrap_or_default();
+            for &(p, owner) in &scratch {
+                if let Some(c) = fill.get_mut((p >> low_bits) as usize - first_bucket) {
+                    if let Some(slot) = slots.get_mut(*c as usize) {
+                        *slot = pack(p, owner);
+                    }
+                    *c += 1;
+                }
+            }
+        }
+        drop(owners);
 
         let owner_mask = owner_mask(low_bits);
         for k in 0..buckets {
