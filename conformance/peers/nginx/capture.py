@@ -140,7 +140,7 @@ def model_lookup(ring, key):
 
 
 def run(work, keys_path, vec_dir):
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # conformance/peers/vecio.py
     from vecio import load_keys, key_field, write_vector, dpkg_version
     ver = subprocess.run(["nginx", "-v"], capture_output=True, text=True).stderr.strip()
     version = "%s (Debian nginx %s, nginx-light %s; `nginx -v`: %s)" % (

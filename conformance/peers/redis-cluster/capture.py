@@ -7,7 +7,7 @@ the slot, and a real GET sent to the first node gives the owner (the node answer
 """
 import argparse, json, os, socket, subprocess, sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # conformance/peers/vecio.py
 from vecio import load_keys, extra_id, key_field, case_key, write_vector, dpkg_version  # noqa: E402
 
 

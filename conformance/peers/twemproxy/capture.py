@@ -8,7 +8,7 @@
 """
 import hashlib, json, os, socket, struct, subprocess, sys, zlib, bisect
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # conformance/peers/vecio.py
 from vecio import load_keys, extra_id, key_field, case_key, write_vector, dpkg_version  # noqa: E402
 
 LISTEN_BASE = 27300
