@@ -1,6 +1,6 @@
 """Shared helpers for peer captures: key set loading, stable case ids, vector file writing.
 
-(Identical copies live in redis-cluster/, nginx/ and twemproxy/ so each capture dir stands alone.)
+Used by the server captures (redis-cluster/, nginx/, twemproxy/), which put this folder on sys.path.
 """
 import json, subprocess
 
