@@ -15,7 +15,7 @@ setup:
 	@scripts/setup.sh
 
 demo: setup
-	$(CARGO) run --release --locked -p keyroute --example demo
+	$(CARGO) run --release --locked -p keyroute-cli -- demo
 
 test: setup lint test-rust nostd doc test-naive test-ffi test-py
 

@@ -5,14 +5,14 @@
 use core::fmt;
 
 macro_rules! error_table {
-    ($( $(#[$doc:meta])* $variant:ident = $code:literal, $name:literal; )*) => {
+    ($( $(#[doc = $doc:literal])* $variant:ident = $code:literal, $name:literal; )*) => {
         /// A stable error kind. The numeric value never changes once released; new kinds get
         /// new numbers.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
         #[repr(u32)]
         #[non_exhaustive]
         pub enum ErrorCode {
-            $( $(#[$doc])* $variant = $code, )*
+            $( $(#[doc = $doc])* $variant = $code, )*
         }
 
         impl ErrorCode {
@@ -29,6 +29,13 @@ macro_rules! error_table {
             #[must_use]
             pub fn name(self) -> &'static str {
                 match self { $( ErrorCode::$variant => $name, )* }
+            }
+
+            /// One sentence that says what the kind means (its doc comment in this table), for
+            /// generated docs, stubs and headers.
+            #[must_use]
+            pub fn description(self) -> &'static str {
+                match self { $( ErrorCode::$variant => concat!($($doc),*).trim_ascii(), )* }
             }
 
             /// The kind with this numeric code.
@@ -87,6 +94,8 @@ error_table! {
     InvalidUtf8 = 19, "invalid_utf8";
     /// A node index out of range.
     NodeOutOfRange = 20, "node_out_of_range";
+    /// The algorithm does not route on one 64-bit key hash, so routing by hash is undefined.
+    RouteHashUnsupported = 21, "route_hash_unsupported";
     /// A bug in keyroute caught at a language boundary (a panic); please report it.
     Internal = 99, "internal";
 }
@@ -165,6 +174,7 @@ mod tests {
             assert_ne!(c.code(), 0, "0 is success");
             assert_eq!(ErrorCode::from_code(c.code()), Some(c));
             assert_eq!(ErrorCode::from_name(c.name()), Some(c));
+            assert!(c.description().ends_with('.') && !c.description().starts_with(' '), "{c:?}");
         }
     }
 }

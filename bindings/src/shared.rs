@@ -25,6 +25,13 @@ impl SharedRouter {
         Self { current: ArcSwap::from_pointee(router) }
     }
 
+    /// Starts with a router that is already shared, without copying it (the C ABI hands out
+    /// routers as `Arc`s).
+    #[must_use]
+    pub fn from_arc(router: Arc<Router>) -> Self {
+        Self { current: ArcSwap::new(router) }
+    }
+
     /// The current router.
     #[must_use]
     pub fn load(&self) -> Arc<Router> {
@@ -34,6 +41,12 @@ impl SharedRouter {
     /// Publishes `router`; returns the one it replaced.
     pub fn store(&self, router: Router) -> Arc<Router> {
         self.current.swap(Arc::new(router))
+    }
+
+    /// Publishes a router that is already shared, without copying it; returns the one it
+    /// replaced.
+    pub fn store_arc(&self, router: Arc<Router>) -> Arc<Router> {
+        self.current.swap(router)
     }
 }
 

@@ -69,7 +69,45 @@ fn one() -> u32 {
     1
 }
 
+impl NodeSpec {
+    /// A node with this id, weight 1 and no other field set (set the public fields for more),
+    /// so surfaces that build specs in code keep compiling when optional fields are added.
+    #[must_use]
+    pub fn new(id: impl Into<String>) -> Self {
+        Self { id: id.into(), weight: 1, zone: None, host: None, port: None, name: None, slots: None }
+    }
+}
+
 impl Spec {
+    /// An empty spec for `algorithm`: no parameters (every default), no nodes, version 0. With
+    /// [`NodeSpec::new`] and the public fields this is the programmatic builder every surface
+    /// offers; [`Router::from_spec`](crate::Router::from_spec) validates the result.
+    #[must_use]
+    pub fn new(algorithm: impl Into<String>) -> Self {
+        Self { algorithm: algorithm.into(), params: Map::new(), nodes: Vec::new(), version: 0 }
+    }
+
+    /// Replaces the parameters with the JSON object `text` (a builder given parameters as text,
+    /// as the C ABI is). Nothing changes on error.
+    ///
+    /// # Errors
+    /// `invalid_json` for malformed JSON, `invalid_spec` when it is not an object or is larger
+    /// than [`MAX_SPEC_BYTES`]. Unknown or out-of-range parameters are reported when the router
+    /// is built, as for a whole spec.
+    pub fn set_params_json(&mut self, text: &str) -> Result<()> {
+        if text.len() > MAX_SPEC_BYTES {
+            return Err(Error::new(ErrorCode::InvalidSpec, format!("params larger than {MAX_SPEC_BYTES} bytes")));
+        }
+        let value: Value = serde_json::from_str(text).map_err(|e| Error::new(ErrorCode::InvalidJson, e.to_string()))?;
+        match value {
+            Value::Object(map) => {
+                self.params = map;
+                Ok(())
+            }
+            _ => Err(Error::new(ErrorCode::InvalidSpec, "params must be a JSON object")),
+        }
+    }
+
     /// Parses a spec from JSON text.
     ///
     /// # Errors
@@ -89,10 +127,19 @@ impl Spec {
     pub fn from_value(value: Value) -> Result<Self> {
         let spec: Spec =
             serde_json::from_value(value).map_err(|e| Error::new(ErrorCode::InvalidSpec, e.to_string()))?;
-        if spec.version > MAX_VERSION {
+        spec.check_version()?;
+        Ok(spec)
+    }
+
+    /// The checks a spec's own fields need beyond their types (for specs built in code too).
+    ///
+    /// # Errors
+    /// `invalid_spec` for a version above [`MAX_VERSION`].
+    pub(crate) fn check_version(&self) -> Result<()> {
+        if self.version > MAX_VERSION {
             return Err(Error::new(ErrorCode::InvalidSpec, "version above 2^53 - 1"));
         }
-        Ok(spec)
+        Ok(())
     }
 }
 
@@ -105,4 +152,32 @@ pub(crate) fn params<T: for<'de> Deserialize<'de>>(params: &Map<String, Value>) 
 /// A parameter's value as canonical JSON.
 pub(crate) fn to_value<T: Serialize>(v: &T) -> Value {
     serde_json::to_value(v).unwrap_or(Value::Null)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_built_spec_equals_the_parsed_one() {
+        let mut built = Spec::new("ring");
+        built.set_params_json(r#"{"points_per_weight": 40}"#).unwrap();
+        built.nodes.push(NodeSpec::new("a"));
+        built.nodes.push(NodeSpec { weight: 2, zone: Some("z".into()), ..NodeSpec::new("b") });
+        built.version = 3;
+        let parsed = Spec::from_json(
+            r#"{"algorithm":"ring","params":{"points_per_weight":40},"version":3,
+                "nodes":[{"id":"a"},{"id":"b","weight":2,"zone":"z"}]}"#,
+        )
+        .unwrap();
+        assert_eq!(built, parsed);
+    }
+
+    #[test]
+    fn params_text_must_be_a_json_object() {
+        let mut spec = Spec::new("ring");
+        assert_eq!(spec.set_params_json("{").unwrap_err().code(), ErrorCode::InvalidJson);
+        assert_eq!(spec.set_params_json("[1]").unwrap_err().code(), ErrorCode::InvalidSpec);
+        assert!(spec.params.is_empty(), "nothing changes on error");
+    }
 }

@@ -402,6 +402,11 @@ fn rendezvous_flows(a: &Topology, b: &Topology) -> Option<Vec<Flow>> {
 
 fn exact_diff(a: &Segments, b: &Segments, moved_pair: impl Fn(u32, u32) -> bool) -> Diff {
     let end = 1u128 << a.bits;
+    // Most of the space stays put, and a staying piece's `to` is fixed by its `from`: sum those
+    // per node, and keep only the moved pieces for sorting (sorting every piece of two
+    // 160,000-point rings would cost more than the whole sweep).
+    let nodes = a.starts.iter().map(|&(_, o)| o as usize + 1).max().unwrap_or(0);
+    let mut stays: Vec<Option<(u32, u128)>> = vec![None; nodes];
     let mut pairs: Vec<(u32, u32, u128)> = Vec::new();
     let mut arcs: Vec<MovedArc> = Vec::new();
     let (mut i, mut j) = (0usize, 0usize);
@@ -412,11 +417,15 @@ fn exact_diff(a: &Segments, b: &Segments, moved_pair: impl Fn(u32, u32) -> bool)
         let (na, nb) = (next_start(a, i), next_start(b, j));
         let stop = na.min(nb);
         let len = stop - at;
-        match pairs.last_mut() {
-            Some(last) if last.0 == fa && last.1 == fb => last.2 += len,
-            _ => pairs.push((fa, fb, len)),
-        }
-        if moved_pair(fa, fb) {
+        if !moved_pair(fa, fb)
+            && let Some(stay) = stays.get_mut(fa as usize)
+        {
+            stay.get_or_insert((fb, 0)).1 += len;
+        } else {
+            match pairs.last_mut() {
+                Some(last) if last.0 == fa && last.1 == fb => last.2 += len,
+                _ => pairs.push((fa, fb, len)),
+            }
             let (start, last) = (at as u64, (stop - 1) as u64);
             match arcs.last_mut() {
                 Some(arc) if arc.from == fa && arc.to == fb && u128::from(arc.end) + 1 == at => arc.end = last,
@@ -431,6 +440,7 @@ fn exact_diff(a: &Segments, b: &Segments, moved_pair: impl Fn(u32, u32) -> bool)
             j += 1;
         }
     }
+    pairs.extend(stays.iter().enumerate().filter_map(|(f, s)| s.map(|(t, len)| (f as u32, t, len))));
     summarise(pairs, a.space(), arcs, Method::Exact, moved_pair)
 }
 

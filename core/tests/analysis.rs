@@ -31,10 +31,13 @@ fn ids(prefix: &str, n: usize) -> Vec<String> {
 }
 
 /// Routes the sample through `a` and `b`: per-node shares of `b`, and (from id, to id) shares.
-fn brute_force(a: &Router, b: &Router) -> (Vec<f64>, BTreeMap<(Vec<u8>, Vec<u8>), f64>, f64) {
+/// Shares of keys per (from id, to id) pair.
+type Pairs = BTreeMap<(Vec<u8>, Vec<u8>), f64>;
+
+fn brute_force(a: &Router, b: &Router) -> (Vec<f64>, Pairs, f64) {
     let keys = sample_keys();
     let mut own = vec![0u32; b.topology().len()];
-    let mut pairs: BTreeMap<(Vec<u8>, Vec<u8>), f64> = BTreeMap::new();
+    let mut pairs = Pairs::new();
     let mut moved = 0u32;
     let id = |r: &Router, i: u32| r.topology().node(i).unwrap().id().to_vec();
     for k in &keys {
@@ -59,7 +62,7 @@ fn check(name: &str, a: &Router, b: &Router, method: Method) {
     assert_eq!(d.method, method, "{name}");
     assert!((d.moved - moved).abs() < tolerance(d.moved), "{name}: moved {} exactly, {moved} sampled", d.moved);
     assert!((d.flows.iter().map(|f| f.share).sum::<f64>() - 1.0).abs() < 1e-9, "{name}: flows sum to 1");
-    let mut exact_pairs: BTreeMap<(Vec<u8>, Vec<u8>), f64> = BTreeMap::new();
+    let mut exact_pairs = Pairs::new();
     for f in &d.flows {
         let from = a.topology().node(f.from).unwrap().id().to_vec();
         let to = b.topology().node(f.to).unwrap().id().to_vec();

@@ -203,13 +203,13 @@ fn down_nodes_are_removed_at_once() {
         (Node::new("c"), NodeState::Down),
         (Node::new("d"), NodeState::Joining),
     ];
-    for algorithm in 0..ALGORITHMS.len() {
+    for (algorithm, name) in ALGORITHMS.iter().enumerate() {
         let t = Transition::from_states(&nodes, |topo| Ok(build(algorithm, topo, None)), 0.0).unwrap();
         for key in keys(2_000, "down") {
             for p in [0.0, 0.5, 1.0] {
                 let placed = t.with_progress(p).unwrap().route_with_fallback(&key).unwrap();
-                assert_ne!(id(&t, placed.owner), b"c", "{}", ALGORITHMS[algorithm]);
-                assert!(placed.previous.is_none_or(|q| id(&t, q) != b"c"), "{}", ALGORITHMS[algorithm]);
+                assert_ne!(id(&t, placed.owner), b"c", "{name}");
+                assert!(placed.previous.is_none_or(|q| id(&t, q) != b"c"), "{name}");
             }
         }
     }

@@ -1,0 +1,143 @@
+//! Routing by a precomputed 64-bit key hash, for callers that already hold one number per key
+//! (a column of `u64` hashes, a numpy array) or route 64-bit integers directly (jump over
+//! `u64be` keys). Defined only where the algorithm routes on a single 64-bit input; for every
+//! key, `route(key) == route_hash(key_hash(key))`.
+
+use crate::{Error, ErrorCode, Result, Router};
+
+/// The core routers that route on one 64-bit input.
+enum Hashed<'a> {
+    Ring(&'a keyroute::Ring),
+    Jump(&'a keyroute::Jump),
+    Maglev(&'a keyroute::Maglev),
+    Modulo(&'a keyroute::Modulo),
+}
+
+impl Router {
+    fn hashed(&self) -> Result<Hashed<'_>> {
+        match self.core() {
+            // A 128-bit ring (uhashring's default) compares more than 64 bits of the key hash.
+            keyroute::Router::Ring(r) if r.key_hash().bits() <= 64 => Ok(Hashed::Ring(r)),
+            keyroute::Router::Jump(r) => Ok(Hashed::Jump(r)),
+            keyroute::Router::Maglev(r) => Ok(Hashed::Maglev(r)),
+            keyroute::Router::Modulo(r) => Ok(Hashed::Modulo(r)),
+            _ => Err(Error::new(
+                ErrorCode::RouteHashUnsupported,
+                "routing by hash needs an algorithm that routes on one 64-bit key hash \
+                 (ring, jump, maglev, modulo, and the presets built on a ring or on jump)",
+            )),
+        }
+    }
+
+    /// The 64-bit number this router routes `key` on: XXH3-64 for the native ring, jump,
+    /// Maglev and modulo; the peer's key hash for ring presets (32-bit values); the key itself
+    /// as a big-endian integer for jump over `u64be` keys.
+    ///
+    /// # Errors
+    /// `route_hash_unsupported` for algorithms that do not route on one 64-bit hash
+    /// (rendezvous, multi-probe, slots, and presets that check or rewrite keys first);
+    /// `invalid_key` for a key the algorithm cannot take.
+    pub fn key_hash(&self, key: &[u8]) -> Result<u64> {
+        Ok(match self.hashed()? {
+            Hashed::Ring(r) => r.key_hash().hash(key),
+            Hashed::Jump(r) => r.key_input(key)?,
+            // conformance/SPEC.md: maglev-v1 and modulo route on H(key) = xxh3(key).
+            Hashed::Maglev(_) | Hashed::Modulo(_) => keyroute::hash::xxh3_64(key),
+        })
+    }
+
+    /// The owner of any key whose [`Router::key_hash`] is `hash` (a node index).
+    ///
+    /// # Errors
+    /// `route_hash_unsupported` as [`Router::key_hash`].
+    pub fn route_hash(&self, hash: u64) -> Result<u32> {
+        Ok(match self.hashed()? {
+            Hashed::Ring(r) => r.route_hash(hash),
+            Hashed::Jump(r) => r.route_hash(hash),
+            Hashed::Maglev(r) => r.route_hash(hash),
+            Hashed::Modulo(r) => r.route_hash(hash),
+        })
+    }
+
+    /// Routes every hash of `hashes` into `out[..hashes.len()]`, allocating nothing.
+    ///
+    /// # Errors
+    /// `route_hash_unsupported` as [`Router::key_hash`]; `buffer_too_small` when `out` is
+    /// shorter than `hashes` (nothing is written then).
+    pub fn route_hash_batch(&self, hashes: &[u64], out: &mut [u32]) -> Result<()> {
+        let hashed = self.hashed()?;
+        let out = out
+            .get_mut(..hashes.len())
+            .ok_or_else(|| Error::new(ErrorCode::BufferTooSmall, "the output is shorter than the hashes"))?;
+        match hashed {
+            Hashed::Ring(r) => fill(hashes, out, |h| r.route_hash(h)),
+            Hashed::Jump(r) => fill(hashes, out, |h| r.route_hash(h)),
+            Hashed::Maglev(r) => fill(hashes, out, |h| r.route_hash(h)),
+            Hashed::Modulo(r) => fill(hashes, out, |h| r.route_hash(h)),
+        }
+        Ok(())
+    }
+}
+
+/// One loop per algorithm, so the dispatch happens once per batch, not once per hash.
+#[inline]
+fn fill(hashes: &[u64], out: &mut [u32], route: impl Fn(u64) -> u32) {
+    for (o, &h) in out.iter_mut().zip(hashes) {
+        *o = route(h);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn router(algorithm: &str, params: &str) -> Router {
+        let nodes = r#"[{"id":"a"},{"id":"b"},{"id":"c"},{"id":"d"},{"id":"e"}]"#;
+        Router::from_json(&format!(r#"{{"algorithm":"{algorithm}","params":{params},"nodes":{nodes}}}"#)).unwrap()
+    }
+
+    #[test]
+    fn routing_the_key_hash_routes_the_key() {
+        for (algorithm, params) in [
+            ("ring", "{}"),
+            ("ring", r#"{"points_per_weight":7}"#),
+            ("jump", "{}"),
+            ("maglev", r#"{"table_size":251}"#),
+            ("modulo", "{}"),
+        ] {
+            let r = router(algorithm, params);
+            let keys: Vec<Vec<u8>> = (0..2000u32).map(|i| format!("key-{i}").into_bytes()).collect();
+            let hashes: Vec<u64> = keys.iter().map(|k| r.key_hash(k).unwrap()).collect();
+            let mut batch = vec![0u32; hashes.len()];
+            r.route_hash_batch(&hashes, &mut batch).unwrap();
+            for ((k, &h), &b) in keys.iter().zip(&hashes).zip(&batch) {
+                let want = r.route(k).unwrap();
+                assert_eq!(r.route_hash(h).unwrap(), want, "{algorithm} {params}");
+                assert_eq!(b, want, "{algorithm} {params} batch");
+            }
+        }
+    }
+
+    #[test]
+    fn jump_over_u64be_keys_routes_the_integer() {
+        let r = router("jump", r#"{"key_hash":"u64be"}"#);
+        for x in [0u64, 1, 42, u64::MAX, 0x0123_4567_89ab_cdef] {
+            assert_eq!(r.key_hash(&x.to_be_bytes()).unwrap(), x);
+            assert_eq!(r.route_hash(x).unwrap(), r.route(&x.to_be_bytes()).unwrap());
+        }
+        assert_eq!(r.key_hash(b"short").unwrap_err().code(), ErrorCode::InvalidKey);
+    }
+
+    #[test]
+    fn algorithms_without_one_key_hash_refuse() {
+        for (algorithm, params) in [("rendezvous", "{}"), ("multi-probe", "{}"), ("slots", "{}")] {
+            let r = router(algorithm, params);
+            assert_eq!(r.route_hash(1).unwrap_err().code(), ErrorCode::RouteHashUnsupported, "{algorithm}");
+            assert_eq!(r.key_hash(b"k").unwrap_err().code(), ErrorCode::RouteHashUnsupported, "{algorithm}");
+            let mut out = [0u32; 1];
+            assert_eq!(r.route_hash_batch(&[1], &mut out).unwrap_err().code(), ErrorCode::RouteHashUnsupported);
+        }
+        let r = router("ring", "{}");
+        assert_eq!(r.route_hash_batch(&[1, 2], &mut [0u32; 1]).unwrap_err().code(), ErrorCode::BufferTooSmall);
+    }
+}

@@ -1,0 +1,75 @@
+//! The CLI's errors: a kind from the bindings' one error table (or an I/O failure) and a
+//! message, printed as one line. Every one exits with status 2.
+
+use std::fmt;
+use std::io;
+
+use keyroute_bindings::{Error, ErrorCode};
+
+/// What went wrong.
+#[derive(Debug)]
+pub enum Kind {
+    /// A kind from the error table, with its stable code.
+    Code(ErrorCode),
+    /// Reading or writing a file or stream failed.
+    Io,
+    /// The reader of our output went away (`keyroute route … | head`): not an error.
+    BrokenPipe,
+}
+
+/// An error with its context, ready for one line on stderr.
+#[derive(Debug)]
+pub struct CliError {
+    kind: Kind,
+    message: String,
+}
+
+impl CliError {
+    /// An error of a table kind.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Self { kind: Kind::Code(code), message: one_line(&message.into()) }
+    }
+
+    /// An I/O error while doing `what`.
+    pub fn io(what: impl fmt::Display, e: &io::Error) -> Self {
+        if e.kind() == io::ErrorKind::BrokenPipe {
+            return Self { kind: Kind::BrokenPipe, message: String::new() };
+        }
+        Self { kind: Kind::Io, message: one_line(&format!("{what}: {e}")) }
+    }
+
+    /// A bindings error, with what it was about (a file name, a line).
+    pub fn from_bindings(context: impl fmt::Display, e: &Error) -> Self {
+        Self::new(e.code(), format!("{context}: {}", e.message()))
+    }
+
+    /// The kind.
+    pub fn kind(&self) -> &Kind {
+        &self.kind
+    }
+}
+
+impl fmt::Display for CliError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.kind {
+            Kind::Code(c) => write!(f, "error {} (code {}): {}", c.name(), c.code(), self.message),
+            Kind::Io => write!(f, "error io: {}", self.message),
+            Kind::BrokenPipe => write!(f, "broken pipe"),
+        }
+    }
+}
+
+/// Writes to stdout fail only when its reader is gone or the disk is full.
+impl From<io::Error> for CliError {
+    fn from(e: io::Error) -> Self {
+        Self::io("writing the output", &e)
+    }
+}
+
+/// Messages from parsers can span lines (TOML prints a snippet): keep one line.
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Result with [`CliError`].
+pub type Result<T, E = CliError> = std::result::Result<T, E>;

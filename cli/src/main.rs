@@ -1,0 +1,90 @@
+//! `keyroute`: the operator's command. See which node owns a key, what a membership change
+//! moves before making it, how evenly a topology spreads keys, and what a change costs a cache.
+//!
+//! Every subcommand reads topology specs (the JSON every keyroute surface shares, or TOML) and
+//! routes through `keyroute-bindings`, so its answers are the library's answers. Bad input
+//! gives one line naming the error code, and exit status 2.
+
+mod balance;
+mod demo;
+mod error;
+mod input;
+mod plan;
+mod plot;
+mod report;
+mod route;
+mod simulate;
+
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use keyroute_bindings::ErrorCode;
+
+use crate::error::Kind;
+
+/// Consistent-hashing routes, and membership changes without surprises.
+#[derive(Debug, Parser)]
+#[command(name = "keyroute", version, about, long_about = None, after_help = "\
+Examples:
+  keyroute demo                                     what adding a node costs, per algorithm
+  keyroute route -t topo.json user:42               which node owns user:42
+  keyroute plan before.json after.json              what a change moves, from where to where
+  keyroute balance -t topo.json --plot balance.svg  how evenly a ring spreads keys
+  keyroute simulate -t before.json --to after.json --zipf 1.0
+                                                    cache hits kept across the change
+
+Topology specs are JSON (or TOML, by file extension), as in conformance/VECTORS.md:
+  {\"algorithm\": \"ring\", \"params\": {\"points_per_weight\": 160}, \"version\": 7,
+   \"nodes\": [{\"id\": \"cache-a\"}, {\"id\": \"cache-b\", \"weight\": 2}]}
+Bad input prints one line naming the error code and exits with status 2.")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// The scale-out comparison: what adding one node moves, per algorithm, exact and measured.
+    Demo(demo::DemoArgs),
+    /// Which node owns each key: `key<TAB>node` lines, keys from the arguments or stdin.
+    Route(route::RouteArgs),
+    /// What changing from topology A to topology B moves: share, from → to, per node, per key.
+    Plan(plan::PlanArgs),
+    /// How evenly a topology spreads keys (exact), per ring point count; optional SVG chart.
+    Balance(balance::BalanceArgs),
+    /// The share of cache hits a change keeps, for a key popularity, with and without dual reads.
+    Simulate(simulate::SimulateArgs),
+}
+
+fn main() -> ExitCode {
+    // Nothing should panic; if something does, the operator still gets one line and status 2.
+    std::panic::set_hook(Box::new(|info| {
+        let what = info.to_string().split_whitespace().collect::<Vec<_>>().join(" ");
+        let code = ErrorCode::Internal;
+        let _ = writeln!(
+            io::stderr().lock(),
+            "keyroute: error {} (code {}): {what}; please report it",
+            code.name(),
+            code.code()
+        );
+        std::process::exit(2);
+    }));
+    let cli = Cli::parse();
+    let result = match &cli.command {
+        Command::Demo(a) => demo::run(a),
+        Command::Route(a) => route::run(a),
+        Command::Plan(a) => plan::run(a),
+        Command::Balance(a) => balance::run(a),
+        Command::Simulate(a) => simulate::run(a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        // Whoever read our output stopped early (`| head`): that is their choice, not a failure.
+        Err(e) if matches!(e.kind(), Kind::BrokenPipe) => ExitCode::SUCCESS,
+        Err(e) => {
+            let _ = writeln!(io::stderr().lock(), "keyroute: {e}");
+            ExitCode::from(2)
+        }
+    }
+}

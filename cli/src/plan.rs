@@ -1,0 +1,378 @@
+//! `keyroute plan A B`: what changing from topology A to topology B moves, before doing it.
+
+use std::fmt::Write as _;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use keyroute_bindings::core::analysis::{self, Diff};
+use keyroute_bindings::{Router, Transition};
+use serde_json::{Value, json};
+
+use crate::error::{CliError, Result};
+use crate::report::{algorithm, hex, method, method_name, pct2, thousands};
+use crate::{input, route};
+
+/// Plan a membership change.
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Examples:
+  keyroute plan cli/topologies/3-nodes.json cli/topologies/4-nodes.json
+  keyroute plan A.json B.json --progress 0.05        what a 5% rollout has moved
+  keyroute plan A.json B.json --keys keys.txt > moves.tsv
+  keyroute plan A.json B.json --json
+
+The moved share and the from → to matrix are exact for rings, Maglev and hash slots (the
+hash space itself is measured, no key is sampled), in closed form for jump, modulo and
+rendezvous, and estimated from sample keys otherwise; the report says which.
+With --keys, stdout gets one `key<TAB>from<TAB>to` line per key that moves (in constant
+memory, whatever the file's size) and stderr a one-line summary.")]
+pub struct PlanArgs {
+    /// Topology before the change (view A).
+    #[arg(value_name = "A")]
+    from: PathBuf,
+    /// Topology after the change (view B).
+    #[arg(value_name = "B")]
+    to: PathBuf,
+    /// List the keys of FILE (one per line; `-` for stdin) that move, instead of the summary.
+    #[arg(long, value_name = "FILE")]
+    keys: Option<PathBuf>,
+    /// Progress of a gradual rollout, in [0, 1]: report what has moved so far.
+    #[arg(long, value_name = "P", allow_negative_numbers = true)]
+    progress: Option<f64>,
+    /// Machine-readable output.
+    #[arg(long)]
+    json: bool,
+    /// With more than 12 nodes, list this many of the largest moves instead of a matrix.
+    #[arg(long, default_value_t = 20, value_name = "N")]
+    top: usize,
+    /// Also list the moved pieces of the hash space (rings, Maglev, slot tables).
+    #[arg(long)]
+    arcs: bool,
+}
+
+/// Largest node count shown as a full from → to matrix.
+const MATRIX_NODES: usize = 12;
+
+pub fn run(args: &PlanArgs) -> Result<()> {
+    let (a, b) = (input::router(&args.from)?, input::router(&args.to)?);
+    let progress = args.progress.unwrap_or(1.0);
+    let transition = Transition::new(a.clone(), b.clone(), progress)
+        .map_err(|e| CliError::from_bindings(format_args!("--progress {progress}"), &e))?;
+    if let Some(keys) = &args.keys {
+        return key_plan(args, &transition, keys);
+    }
+    let d = analysis::diff(a.core(), b.core())
+        .map_err(|e| CliError::from_bindings("diff", &keyroute_bindings::Error::from(e)))?;
+    let summary = Summary::new(&a, &b, &d, progress);
+    let text = if args.json { summary.json(&transition, &d) } else { summary.text(args, &transition, &d) };
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    out.write_all(text.as_bytes())?;
+    if args.arcs {
+        for arc in &d.moved_arcs {
+            writeln!(
+                out,
+                "{:016x}\t{:016x}\t{}\t{}",
+                arc.start,
+                arc.end,
+                summary.a_id(arc.from),
+                summary.b_id(arc.to)
+            )?;
+        }
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// The change per node id, over both sides' nodes.
+struct Summary {
+    /// A's ids, then B's ids that A lacks.
+    ids: Vec<String>,
+    a_index: Vec<usize>,
+    b_index: Vec<usize>,
+    /// Shares by union index: before, and gained and lost at progress 1.
+    before: Vec<f64>,
+    gained: Vec<f64>,
+    lost: Vec<f64>,
+    /// `[from][to]` over union indices, at progress 1.
+    matrix: Vec<Vec<f64>>,
+    /// The least any balanced scheme moves: Σ max(0, fair share in A − fair share in B).
+    minimum: f64,
+    progress: f64,
+}
+
+impl Summary {
+    fn new(a: &Router, b: &Router, d: &Diff, progress: f64) -> Self {
+        let mut ids: Vec<String> = (0..a.len() as u32).filter_map(|i| a.node_id(i)).map(str::to_owned).collect();
+        let a_index: Vec<usize> = (0..ids.len()).collect();
+        let b_index: Vec<usize> = (0..b.len() as u32)
+            .map(|j| {
+                let id = b.node_id(j).unwrap_or_default();
+                ids.iter().position(|x| x == id).unwrap_or_else(|| {
+                    ids.push(id.to_owned());
+                    ids.len() - 1
+                })
+            })
+            .collect();
+        let n = ids.len();
+        let (mut before, mut gained, mut lost) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+        let mut matrix = if n <= MATRIX_NODES { vec![vec![0.0; n]; n] } else { Vec::new() };
+        for f in &d.flows {
+            let (Some(&i), Some(&j)) = (a_index.get(f.from as usize), b_index.get(f.to as usize)) else { continue };
+            before[i] += f.share;
+            if i != j {
+                gained[j] += f.share;
+                lost[i] += f.share;
+            }
+            if let Some(cell) = matrix.get_mut(i).and_then(|row| row.get_mut(j)) {
+                *cell += f.share;
+            }
+        }
+        let fair = |r: &Router, idx: &[usize]| {
+            let t = r.core().topology();
+            let total = t.total_weight() as f64;
+            let mut v = vec![0.0; n];
+            for (node, &u) in t.nodes().iter().zip(idx) {
+                v[u] = f64::from(node.weight()) / total;
+            }
+            v
+        };
+        let (fa, fb) = (fair(a, &a_index), fair(b, &b_index));
+        let minimum = fa.iter().zip(&fb).map(|(x, y)| (x - y).max(0.0)).sum();
+        Self { ids, a_index, b_index, before, gained, lost, matrix, minimum, progress }
+    }
+
+    fn a_id(&self, i: u32) -> &str {
+        self.a_index.get(i as usize).and_then(|&u| self.ids.get(u)).map_or("?", String::as_str)
+    }
+
+    fn b_id(&self, j: u32) -> &str {
+        self.b_index.get(j as usize).and_then(|&u| self.ids.get(u)).map_or("?", String::as_str)
+    }
+
+    /// Share of keys on node `u` at the current progress.
+    fn now(&self, u: usize) -> f64 {
+        self.before[u] + self.progress * (self.gained[u] - self.lost[u])
+    }
+
+    /// The from → to share at the current progress: moves scale with progress, and what has
+    /// not moved yet stays on its A-owner.
+    fn cell(&self, i: usize, j: usize) -> f64 {
+        let m = self.matrix[i][j];
+        if i == j { m + (1.0 - self.progress) * self.lost[i] } else { self.progress * m }
+    }
+
+    fn text(&self, args: &PlanArgs, t: &Transition, d: &Diff) -> String {
+        let mut s = String::new();
+        let side = |r: &Router| {
+            format!(
+                "{} · {} nodes · version {} · fingerprint {}",
+                algorithm(r),
+                r.len(),
+                r.version(),
+                hex(r.fingerprint())
+            )
+        };
+        let _ = writeln!(s, "plan  from {}", side(t.from()));
+        let _ = writeln!(s, "        to {}", side(t.to()));
+        let _ = writeln!(s, "method: {}", method(d.method));
+        let _ = writeln!(s);
+        let _ = writeln!(
+            s,
+            "moved: {} of keys  (a perfectly balanced scheme must move at least {})",
+            pct2(d.moved),
+            pct2(self.minimum)
+        );
+        if args.progress.is_some() {
+            let _ = writeln!(
+                s,
+                "at progress {}: {} of keys have moved so far (each still readable from its previous owner); \
+                 {} move as progress reaches 1",
+                self.progress,
+                pct2(self.progress * d.moved),
+                pct2((1.0 - self.progress) * d.moved)
+            );
+        }
+        if !d.moved_arcs.is_empty() {
+            let _ = writeln!(
+                s,
+                "moved hash space: {} pieces (list them with --arcs)",
+                thousands(d.moved_arcs.len() as u64)
+            );
+        }
+        let _ = writeln!(s);
+        let n = self.ids.len();
+        let width = self.ids.iter().map(|id| id.chars().count()).max().unwrap_or(4).clamp(4, 40);
+        if n <= MATRIX_NODES {
+            let _ = writeln!(s, "from → to, % of all keys (rows: owner before, columns: owner after)");
+            let col = width.max(7);
+            let _ = write!(s, "  {:width$}", "");
+            for &j in &self.b_index {
+                let _ = write!(s, " {:>col$}", self.ids[j]);
+            }
+            let _ = writeln!(s);
+            for &i in &self.a_index {
+                let _ = write!(s, "  {:width$}", self.ids[i]);
+                for &j in &self.b_index {
+                    let v = self.cell(i, j);
+                    let cell = if v > 0.0 { format!("{:.2}", v * 100.0) } else { "·".into() };
+                    let _ = write!(s, " {cell:>col$}");
+                }
+                let _ = writeln!(s);
+            }
+        } else {
+            let mut moves: Vec<(usize, usize, f64)> = d
+                .flows
+                .iter()
+                .filter_map(|f| Some((*self.a_index.get(f.from as usize)?, *self.b_index.get(f.to as usize)?, f.share)))
+                .filter(|&(i, j, _)| i != j)
+                .collect();
+            moves.sort_by(|x, y| y.2.total_cmp(&x.2));
+            let _ = writeln!(
+                s,
+                "largest moves ({} of {} from → to pairs), % of all keys",
+                args.top.min(moves.len()),
+                moves.len()
+            );
+            for &(i, j, share) in moves.iter().take(args.top) {
+                let _ =
+                    writeln!(s, "  {:>width$} → {:width$}  {}", self.ids[i], self.ids[j], pct2(self.progress * share));
+            }
+        }
+        let _ = writeln!(s);
+        let _ = writeln!(
+            s,
+            "  {:width$} {:>9} {:>9} {:>9} {:>9} {:>9}",
+            "node", "before", "after", "gained", "lost", "net"
+        );
+        for u in 0..n {
+            let (g, l) = (self.progress * self.gained[u], self.progress * self.lost[u]);
+            let net = format!("{:+.2}%", (g - l) * 100.0);
+            let _ = writeln!(
+                s,
+                "  {:width$} {:>9} {:>9} {:>9} {:>9} {:>9}",
+                self.ids[u],
+                pct2(self.before[u]),
+                pct2(self.now(u)),
+                pct2(g),
+                pct2(l),
+                net
+            );
+        }
+        s
+    }
+
+    fn json(&self, t: &Transition, d: &Diff) -> String {
+        let side = |r: &Router| {
+            json!({
+                "algorithm": algorithm(r),
+                "nodes": r.len(),
+                "version": r.version(),
+                "fingerprint": hex(r.fingerprint()),
+            })
+        };
+        let flows: Vec<Value> = d
+            .flows
+            .iter()
+            .map(|f| {
+                let moved = self.a_index.get(f.from as usize) != self.b_index.get(f.to as usize);
+                json!({
+                    "from": self.a_id(f.from),
+                    "to": self.b_id(f.to),
+                    "share": f.share,
+                    "moved": moved,
+                })
+            })
+            .collect();
+        let nodes: Vec<Value> = (0..self.ids.len())
+            .map(|u| {
+                json!({
+                    "id": self.ids[u],
+                    "before": self.before[u],
+                    "after": self.now(u),
+                    "gained": self.progress * self.gained[u],
+                    "lost": self.progress * self.lost[u],
+                })
+            })
+            .collect();
+        let doc = json!({
+            "from": side(t.from()),
+            "to": side(t.to()),
+            "method": method_name(d.method),
+            "moved": d.moved,
+            "minimum_balanced": self.minimum,
+            "progress": self.progress,
+            "moved_now": self.progress * d.moved,
+            "moved_arcs": d.moved_arcs.len(),
+            "flows": flows,
+            "nodes": nodes,
+        });
+        format!("{doc:#}\n")
+    }
+}
+
+/// The key-level plan: every key of the file that has moved (at the given progress).
+fn key_plan(args: &PlanArgs, t: &Transition, path: &Path) -> Result<()> {
+    let source = input::key_source(path)?;
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    let mut buf: Vec<u8> = Vec::with_capacity(1 << 20);
+    let (mut seen, mut moved) = (0u64, 0u64);
+    let (a, b) = (t.from(), t.to());
+    let full = args.progress.is_none();
+    input::for_each_batch(source, |keys, first| {
+        let mut emit = |key: &[u8], from: &str, to: &str| {
+            moved += 1;
+            if args.json {
+                let k = match std::str::from_utf8(key) {
+                    Ok(text) => json!({ "key": text, "from": from, "to": to }),
+                    Err(_) => json!({ "key_hex": route::show(key), "from": from, "to": to }),
+                };
+                let _ = writeln!(buf, "{k}");
+            } else {
+                buf.extend_from_slice(key);
+                let _ = writeln!(buf, "\t{from}\t{to}");
+            }
+        };
+        if full {
+            // The core's streaming plan: only moved keys come out.
+            for (i, m) in analysis::plan(a.core(), b.core(), keys.iter().copied()).enumerate() {
+                let m = m.map_err(|e| {
+                    CliError::from_bindings(
+                        format_args!("keys line {}", first + i as u64),
+                        &keyroute_bindings::Error::from(e),
+                    )
+                })?;
+                emit(m.key, a.node_id(m.from).unwrap_or("?"), b.node_id(m.to).unwrap_or("?"));
+            }
+        } else {
+            for (i, key) in keys.iter().enumerate() {
+                let placed = t.route_with_fallback(key).map_err(|e| {
+                    CliError::from_bindings(format_args!("key {} (line {})", route::show(key), first + i as u64), &e)
+                })?;
+                if let Some(prev) = placed.previous {
+                    emit(key, t.node_id(prev).unwrap_or("?"), t.node_id(placed.owner).unwrap_or("?"));
+                }
+            }
+        }
+        seen += keys.len() as u64;
+        if buf.len() >= 1 << 20 {
+            out.write_all(&buf)?;
+            buf.clear();
+        }
+        Ok(())
+    })?;
+    out.write_all(&buf)?;
+    out.flush()?;
+    let share = if seen > 0 { moved as f64 / seen as f64 } else { 0.0 };
+    let at = if full { String::new() } else { format!(" at progress {}", t.progress()) };
+    let _ = writeln!(
+        io::stderr().lock(),
+        "keyroute: {} of {} keys move{at} ({})",
+        thousands(moved),
+        thousands(seen),
+        pct2(share)
+    );
+    Ok(())
+}

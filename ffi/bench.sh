@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The C ABI's cost against the Rust core, measured in one run (not part of test.sh):
+# ring-v1, 1000 nodes x 160 points, 1,000,000 keys "user:NNNNNN", median of several passes.
+#
+#   C:    ffi/bench/bench.c          kr_route, kr_route_batch (static and shared library)
+#   Rust: ffi/bench/bench_core.rs    the core's Router::route / Ring::route / route_batch
+#
+# The C and Rust binaries alternate for ROUNDS rounds (each reports the median and the fastest
+# of RUNS passes); the report gives the median over rounds of the medians, and the fastest pass
+# overall (less sensitive to other load on the machine). Targets: kr_route <= 1.5x the core's route,
+# kr_route_batch <= 1.1x the core's batch. Usage: ffi/bench.sh  (ROUNDS=5 RUNS=7 by default)
+set -euo pipefail
+
+FFI="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$FFI/.." && pwd)"
+cd "$ROOT"
+export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH" CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
+TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
+LIB="$TARGET_DIR/release"
+OUT="$ROOT/build/ffi"
+ROUNDS="${ROUNDS:-5}"
+RUNS="${RUNS:-7}"
+mkdir -p "$OUT"
+
+cargo build --release --locked -p keyroute-ffi --lib --example bench_core
+gcc -std=c99 -pedantic -Wall -Wextra -Werror -O2 -I"$FFI/include" "$FFI/bench/bench.c" "$LIB/libkeyroute.a" \
+  -lpthread -ldl -lm -o "$OUT/bench-static"
+gcc -std=c99 -pedantic -Wall -Wextra -Werror -O2 -I"$FFI/include" "$FFI/bench/bench.c" -L"$LIB" -lkeyroute \
+  -Wl,-rpath,"$LIB" -o "$OUT/bench-shared"
+
+log="$OUT/bench.log"
+: >"$log"
+for ((round = 1; round <= ROUNDS; round++)); do
+  "$OUT/bench-static" "$RUNS" | sed 's/^c /static /' >>"$log"
+  "$LIB/examples/bench_core" "$RUNS" >>"$log"
+  "$OUT/bench-shared" "$RUNS" | sed 's/^c /shared /' >>"$log"
+  echo "round $round/$ROUNDS done" >&2
+done
+
+awk -v rounds="$ROUNDS" -v runs="$RUNS" '
+  { k = $1 " " $2; med[k] = med[k] " " $3; if (!(k in lo) || $4 < lo[k]) lo[k] = $4 }
+  function median(key,   a, n, i, j, t) {
+    n = split(med[key], a, " ")
+    for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+    return a[int((n + 1) / 2)]
+  }
+  function row(label, key, base, target) {
+    printf "  %-38s %7.2f %7.2f", label, median(key), lo[key]
+    if (base != "") printf "   %5.2fx %5.2fx%s", median(key) / median(base), lo[key] / lo[base], target
+    printf "\n"
+  }
+  END {
+    printf "ring-v1, N=1000 x 160 points, 1,000,000 keys \"user:NNNNNN\"; %d rounds x %d passes\n", rounds, runs
+    printf "  %-38s %7s %7s   %6s %6s\n", "ns/key", "median", "min", "ratio", "(min)"
+    row("Rust core  Router::route", "rust route", "", "")
+    row("Rust core  Ring::route", "rust ring_route", "", "")
+    row("C ABI      kr_route (static lib)", "static kr_route", "rust route", "  vs Router::route, target <= 1.5x")
+    row("C ABI      kr_route (shared lib)", "shared kr_route", "rust route", "")
+    row("Rust core  route_batch ([u8; 11] keys)", "rust route_batch", "", "")
+    row("Rust core  route_batch (&[u8] keys)", "rust route_batch_slices", "", "")
+    row("C ABI      kr_route_batch (static lib)", "static kr_route_batch", "rust route_batch_slices", "  vs &[u8] keys, target <= 1.1x")
+    row("C ABI      kr_route_batch (static lib)", "static kr_route_batch", "rust route_batch", "  vs [u8; 11] keys")
+    row("C ABI      kr_route_batch (shared lib)", "shared kr_route_batch", "rust route_batch_slices", "  vs &[u8] keys")
+  }' "$log"

@@ -1,0 +1,93 @@
+//! Rust-side tests of the boundary: what C tests cannot see (allocations, panics) and the
+//! committed header against the error table.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::ffi::CStr;
+
+use keyroute_bindings::ErrorCode;
+
+use crate::boundary::{call, kr_last_error_message, kr_status_name};
+use crate::router::{kr_replicas, kr_route, kr_route_batch, kr_route_id, kr_router_free, kr_router_from_json};
+use crate::{KrKey, KrRouter};
+
+/// Counts the allocations made by the current thread (tests run on several threads).
+struct Counting;
+
+thread_local! {
+    static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
+}
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+        // SAFETY: forwarded unchanged.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: `ptr` came from `System.alloc` with this layout.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+fn allocations() -> u64 {
+    ALLOCATIONS.with(Cell::get)
+}
+
+fn router(json: &str) -> *mut KrRouter {
+    let mut r = std::ptr::null_mut();
+    assert_eq!(unsafe { kr_router_from_json(json.as_ptr().cast(), json.len(), &mut r) }, 0);
+    r
+}
+
+#[test]
+fn lookups_allocate_nothing() {
+    let r = router(r#"{"algorithm":"ring","nodes":[{"id":"a","zone":"x"},{"id":"b","zone":"y"},{"id":"c"}]}"#);
+    let keys: Vec<String> = (0..1000).map(|i| format!("user:{i}")).collect();
+    let spans: Vec<KrKey> = keys.iter().map(|k| KrKey { ptr: k.as_ptr(), len: k.len() }).collect();
+    let mut out = vec![0u32; keys.len()];
+    let mut replicas = [0u32; 3];
+    let before = allocations();
+    for k in &keys {
+        let (mut node, mut id, mut len) = (0u32, std::ptr::null(), 0usize);
+        assert_eq!(unsafe { kr_route(r, k.as_ptr(), k.len(), &mut node) }, 0);
+        assert_eq!(unsafe { kr_route_id(r, k.as_ptr(), k.len(), &mut id, &mut len) }, 0);
+        assert_eq!(unsafe { kr_replicas(r, k.as_ptr(), k.len(), replicas.as_mut_ptr(), 3) }, 0);
+    }
+    assert_eq!(unsafe { kr_route_batch(r, spans.as_ptr(), spans.len(), out.as_mut_ptr(), out.len()) }, 0);
+    assert_eq!(allocations(), before, "a successful lookup allocated");
+    unsafe { kr_router_free(r) };
+}
+
+#[test]
+fn a_panic_becomes_internal_with_a_message() {
+    let status = call(|| panic!("boom at the boundary"));
+    assert_eq!(status, ErrorCode::Internal.code());
+    let message = unsafe { CStr::from_ptr(kr_last_error_message()) }.to_str().unwrap();
+    assert!(message.contains("boom at the boundary"), "{message}");
+    assert_eq!(unsafe { CStr::from_ptr(kr_status_name(status)) }.to_str().unwrap(), "internal");
+}
+
+#[test]
+fn the_committed_header_lists_every_code_of_the_error_table() {
+    let header = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/include/keyroute.h")).unwrap();
+    let listed: Vec<(String, u32)> = header
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("KR_"))
+        .filter_map(|l| {
+            let (name, value) = l.trim_end_matches(',').split_once(" = ")?;
+            Some((name.to_ascii_lowercase(), value.parse().ok()?))
+        })
+        .collect();
+    let mut want: Vec<(String, u32)> = vec![("ok".into(), 0)];
+    want.extend(ErrorCode::ALL.iter().map(|c| (c.name().to_string(), c.code())));
+    assert_eq!(listed, want, "include/keyroute.h is stale: rebuild keyroute-ffi and commit it");
+    for (name, code) in &want {
+        let got = unsafe { CStr::from_ptr(kr_status_name(*code)) }.to_str().unwrap();
+        assert_eq!(got, name);
+    }
+}

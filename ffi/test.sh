@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# Every test of the C ABI, for CI and for people (idempotent; Debian 12, run as root):
+#
+#   1. installs what it needs with apt (only when something is missing);
+#   2. builds libkeyroute (debug) and checks that the committed header is what build.rs
+#      generates (git diff on ffi/include/keyroute.h);
+#   3. compiles the C tests with -std=c99 -pedantic -Wall -Wextra -Werror, links each against
+#      the static and the shared library, and runs them under valgrind (and once more under
+#      AddressSanitizer + UBSan where it works): unit, bad input, threads, conformance;
+#   4. compiles and runs the quickstart, installs to a temporary prefix with
+#      `make -C ffi install` and compiles the quickstart again through pkg-config;
+#   5. runs the Java test: keyroute through JNA against spymemcached and Guava in one JVM.
+#
+# Closes with "ffi: N passed, M failed" (N, M: steps); exits non-zero if any step failed.
+set -euo pipefail
+
+FFI="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$FFI/.." && pwd)"
+cd "$ROOT"
+export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH" CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
+TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
+LIB="$TARGET_DIR/debug"
+OUT="$ROOT/build/ffi"
+VECTORS="$ROOT/conformance/vectors/v1"
+JOBS="$(nproc 2>/dev/null || echo 2)"
+mkdir -p "$OUT"
+
+steps_passed=0
+steps_failed=0
+pass() { steps_passed=$((steps_passed + 1)); echo "ok: $1"; }
+fail() { steps_failed=$((steps_failed + 1)); echo "FAILED: $1" >&2; }
+
+# ---------------------------------------------------------------- 1. system packages
+need=()
+have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
+for pkg in gcc make pkg-config valgrind libjansson-dev libjna-java libspymemcached-java libguava-java git; do
+  have_pkg "$pkg" || need+=("$pkg")
+done
+command -v javac >/dev/null && command -v java >/dev/null || need+=(default-jdk-headless)
+if ((${#need[@]})); then
+  echo "installing: ${need[*]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+
+# ---------------------------------------------------------------- 2. library and header
+cargo build -p keyroute-ffi --locked
+if cargo test -p keyroute-ffi --locked >"$OUT/cargo-test.log" 2>&1; then
+  grep -E '^test result' "$OUT/cargo-test.log" || true
+  pass "libkeyroute (debug) built; Rust boundary tests (allocation-free lookups, panics, header codes)"
+else
+  tail -n 40 "$OUT/cargo-test.log" >&2
+  fail "cargo test -p keyroute-ffi"
+fi
+
+if git -C "$ROOT" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+  if ! git -C "$ROOT" ls-files --error-unmatch ffi/include/keyroute.h >/dev/null 2>&1; then
+    if [ "${CI:-}" = true ]; then
+      fail "ffi/include/keyroute.h is not committed"
+    else
+      echo "note: ffi/include/keyroute.h is not committed yet (CI requires it)"
+    fi
+  elif git -C "$ROOT" diff --exit-code -- ffi/include/keyroute.h; then
+    pass "ffi/include/keyroute.h is up to date"
+  else
+    fail "ffi/include/keyroute.h is stale: build keyroute-ffi and commit the regenerated header"
+  fi
+fi
+
+# ---------------------------------------------------------------- 3. C tests
+CFLAGS=(-std=c99 -pedantic -Wall -Wextra -Werror -g -I"$FFI/include")
+TESTS=(test_unit test_bad_input test_threads conformance)
+extra_libs() { [ "$1" = conformance ] && pkg-config --libs jansson || true; }
+for t in "${TESTS[@]}"; do
+  # shellcheck disable=SC2046
+  gcc "${CFLAGS[@]}" -pthread "$FFI/tests/$t.c" "$LIB/libkeyroute.a" $(extra_libs "$t") -ldl -lm -o "$OUT/$t-static"
+  # shellcheck disable=SC2046
+  gcc "${CFLAGS[@]}" -pthread "$FFI/tests/$t.c" -L"$LIB" -lkeyroute -Wl,-rpath,"$LIB" $(extra_libs "$t") -o "$OUT/$t-shared"
+done
+pass "C tests compile with -std=c99 -pedantic -Wall -Wextra -Werror (static and shared)"
+
+# Runs the jobs below at most $JOBS at a time, each into its own log, then reports in order.
+job_names=()
+job_pids=()
+run_job() { # name, command...
+  local name="$1"
+  shift
+  while (($(jobs -rp | wc -l) >= JOBS)); do sleep 0.2; done
+  ("$@" >"$OUT/$name.log" 2>&1) &
+  job_names+=("$name")
+  job_pids+=("$!")
+}
+finish_jobs() {
+  local i
+  for i in "${!job_names[@]}"; do
+    if wait "${job_pids[$i]}"; then
+      echo "--- ${job_names[$i]}: $(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$OUT/${job_names[$i]}.log" | tail -n 1)"
+      grep -E '^(threads:|[0-9]+ files)' "$OUT/${job_names[$i]}.log" || true
+      pass "${job_names[$i]}"
+    else
+      echo "--- ${job_names[$i]}: log follows" >&2
+      tail -n 60 "$OUT/${job_names[$i]}.log" >&2
+      fail "${job_names[$i]}"
+    fi
+  done
+  job_names=()
+  job_pids=()
+}
+
+VALGRIND=(valgrind -q --error-exitcode=1 --leak-check=full)
+args_for() { [ "$1" = conformance ] && echo "$VECTORS" || true; }
+for t in "${TESTS[@]}"; do
+  for link in static shared; do
+    # shellcheck disable=SC2046
+    run_job "valgrind-$t-$link" "${VALGRIND[@]}" "$OUT/$t-$link" $(args_for "$t")
+  done
+done
+
+# AddressSanitizer + UBSan, where the toolchain and the sandbox support it.
+if echo 'int main(void){return 0;}' | gcc -fsanitize=address,undefined -x c - -o "$OUT/asan-probe" 2>/dev/null &&
+  "$OUT/asan-probe" 2>/dev/null; then
+  for t in "${TESTS[@]}"; do
+    # shellcheck disable=SC2046
+    gcc "${CFLAGS[@]}" -pthread -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all \
+      "$FFI/tests/$t.c" "$LIB/libkeyroute.a" $(extra_libs "$t") -ldl -lm -o "$OUT/$t-asan"
+    # shellcheck disable=SC2046
+    run_job "asan-$t" env ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 "$OUT/$t-asan" $(args_for "$t")
+  done
+else
+  echo "note: AddressSanitizer does not work here; valgrind covers memory errors"
+fi
+finish_jobs
+
+# ---------------------------------------------------------------- 4. quickstart and install
+gcc "${CFLAGS[@]}" "$FFI/examples/quickstart.c" -L"$LIB" -lkeyroute -Wl,-rpath,"$LIB" -o "$OUT/quickstart"
+if expected="$("${VALGRIND[@]}" "$OUT/quickstart")" && [ -n "$expected" ]; then
+  echo "$expected"
+  pass "quickstart (build tree, valgrind)"
+else
+  fail "quickstart (build tree, valgrind)"
+fi
+
+prefix="$(mktemp -d)"
+trap 'rm -rf "$prefix"' EXIT
+make -s -C "$FFI" install PREFIX="$prefix" PROFILE=debug
+# shellcheck disable=SC2046
+cc -std=c99 -pedantic -Wall -Wextra -Werror "$FFI/examples/quickstart.c" \
+  $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs keyroute) -o "$prefix/quickstart"
+got="$(LD_LIBRARY_PATH="$prefix/lib" "$prefix/quickstart" || true)"
+if [ -n "$got" ] && [ "$got" = "$expected" ] && [ -f "$prefix/include/keyroute.h" ] && [ -f "$prefix/lib/libkeyroute.a" ]; then
+  pass "make -C ffi install PREFIX=...; cc quickstart.c \$(pkg-config --cflags --libs keyroute)"
+else
+  fail "installed quickstart printed: $got"
+fi
+
+# ---------------------------------------------------------------- 5. Java through the C ABI
+CP="/usr/share/java/jna.jar:/usr/share/java/spymemcached.jar:/usr/share/java/guava.jar"
+rm -rf "$OUT/java"
+javac -Xlint:all -Werror -d "$OUT/java" -cp "$CP" "$FFI"/java/src/keyroute/*.java "$FFI/java/test/PeerAgreementTest.java"
+if java -cp "$CP:$OUT/java" -Djna.library.path="$LIB" PeerAgreementTest; then
+  pass "Java (JNA) agrees with spymemcached and Guava"
+else
+  fail "Java (JNA) against spymemcached and Guava"
+fi
+
+echo "ffi: $steps_passed passed, $steps_failed failed"
+[ "$steps_failed" -eq 0 ]

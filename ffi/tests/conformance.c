@@ -1,0 +1,293 @@
+/* The C conformance runner: every vector file of conformance/vectors/v1 through the C ABI.
+ *
+ * The loading contract is the Rust runner's (bindings/tests/conformance.rs): the file's spec
+ * builds a router; a case may carry its own `spec` (object) or `spec_json` (raw text); the key
+ * is `key` (UTF-8 text) or `key_hex`; expected results are `node` ids, optional `replicas` and
+ * `slot`, or `error` + `code` (compared by name and number, never by message). A missing or
+ * empty corpus fails, as does a file whose own spec does not build.
+ *
+ * Usage: conformance [VECTORS_DIR]   (default: conformance/vectors/v1, relative to the cwd)
+ * JSON is read with jansson (Debian's libjansson-dev). */
+#define _POSIX_C_SOURCE 200809L
+
+#include <dirent.h>
+#include <jansson.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "keyroute.h"
+
+enum { MIN_FILES = 100, MAX_REPORTED = 40 };
+
+static unsigned long passed, failed, reported;
+
+static void case_failed(const char *file, const char *id, const char *why, const char *detail) {
+    failed++;
+    if (reported++ < MAX_REPORTED) fprintf(stderr, "FAIL %s %s: %s%s%s\n", file, id, why, detail ? ": " : "", detail ? detail : "");
+}
+
+/* A router from a spec given as a JSON object (re-serialized) or as raw text. */
+static kr_status build(const json_t *spec, kr_router **out) {
+    kr_status s;
+    if (json_is_string(spec)) return kr_router_from_json(json_string_value(spec), json_string_length(spec), out);
+    {
+        char *text = json_dumps(spec, JSON_COMPACT | JSON_ENCODE_ANY);
+        if (text == NULL) return KR_INTERNAL;
+        s = kr_router_from_json(text, strlen(text), out);
+        free(text);
+    }
+    return s;
+}
+
+static int hex_value(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+/* The case's key: malloc'd bytes in *key (NULL for the empty key), length in *len. */
+static int case_key(const json_t *c, uint8_t **key, size_t *len) {
+    const json_t *text = json_object_get(c, "key"), *hex = json_object_get(c, "key_hex");
+    *key = NULL;
+    *len = 0;
+    if (json_is_string(text)) {
+        *len = json_string_length(text);
+        if (*len == 0) return 1;
+        *key = malloc(*len);
+        if (*key == NULL) return 0;
+        memcpy(*key, json_string_value(text), *len);
+        return 1;
+    }
+    if (json_is_string(hex)) {
+        const char *h = json_string_value(hex);
+        size_t n = json_string_length(hex), i;
+        if (n % 2 != 0) return 0;
+        *len = n / 2;
+        if (*len == 0) return 1;
+        *key = malloc(*len);
+        if (*key == NULL) return 0;
+        for (i = 0; i < *len; i++) {
+            int hi = hex_value(h[2 * i]), lo = hex_value(h[2 * i + 1]);
+            if (hi < 0 || lo < 0) return 0;
+            (*key)[i] = (uint8_t)(hi * 16 + lo);
+        }
+        return 1;
+    }
+    return 0;
+}
+
+/* Whether a failure with `got` is the error the case expects (by name and by code). */
+static int expected_error(const json_t *c, kr_status got, char *why, size_t why_len) {
+    const json_t *name = json_object_get(c, "error"), *code = json_object_get(c, "code");
+    const char *got_name = kr_status_name(got);
+    if (!json_is_string(name)) {
+        snprintf(why, why_len, "unexpected error %s (%u): %s", got_name ? got_name : "?", (unsigned)got,
+                 kr_last_error_message());
+        return 0;
+    }
+    if (got_name == NULL || strcmp(got_name, json_string_value(name)) != 0 || !json_is_integer(code) ||
+        json_integer_value(code) != (json_int_t)got) {
+        snprintf(why, why_len, "error %s (%u), expected %s", got_name ? got_name : "?", (unsigned)got,
+                 json_string_value(name));
+        return 0;
+    }
+    return 1;
+}
+
+static int id_equals(const kr_router *r, uint32_t index, const json_t *want) {
+    const char *id = NULL;
+    size_t len = 0;
+    return json_is_string(want) && kr_router_node_id(r, index, &id, &len) == KR_OK &&
+           len == json_string_length(want) && memcmp(id, json_string_value(want), len) == 0;
+}
+
+/* Runs one case; returns 1 when it passes, else writes why. */
+static int run_case(const kr_router *file_router, const json_t *c, char *why, size_t why_len) {
+    kr_router *own = NULL;
+    const kr_router *r = file_router;
+    const json_t *spec = json_object_get(c, "spec"), *want_node = json_object_get(c, "node");
+    const json_t *want_replicas = json_object_get(c, "replicas"), *want_slot = json_object_get(c, "slot");
+    const json_t *replicas_count = json_object_get(c, "replicas_count");
+    uint8_t *key = NULL;
+    size_t key_len = 0;
+    kr_status s;
+    int ok = 0;
+
+    if (spec == NULL) spec = json_object_get(c, "spec_json");
+    if (spec != NULL) {
+        s = build(spec, &own);
+        if (s != KR_OK) return expected_error(c, s, why, why_len);
+        r = own;
+    }
+    if (r == NULL) {
+        snprintf(why, why_len, "case has no spec and the file has none");
+        goto done;
+    }
+    if (!case_key(c, &key, &key_len)) {
+        snprintf(why, why_len, "case has no (valid) key");
+        goto done;
+    }
+    if (json_is_integer(replicas_count)) {
+        size_t n = (size_t)json_integer_value(replicas_count);
+        uint32_t *out = calloc(n ? n : 1, sizeof *out);
+        s = out ? kr_replicas(r, key, key_len, out, n) : KR_INTERNAL;
+        free(out);
+        if (s == KR_OK) snprintf(why, why_len, "expected an error, got replicas");
+        else ok = expected_error(c, s, why, why_len);
+        goto done;
+    }
+    {
+        const char *id = NULL;
+        size_t id_len = 0;
+        uint32_t node = 0;
+        s = kr_route_id(r, key, key_len, &id, &id_len);
+        if (s != KR_OK) {
+            ok = expected_error(c, s, why, why_len);
+            goto done;
+        }
+        if (json_object_get(c, "error") != NULL) {
+            snprintf(why, why_len, "expected error %s, got node %.*s", json_string_value(json_object_get(c, "error")),
+                     (int)id_len, id);
+            goto done;
+        }
+        if (!json_is_string(want_node) || id_len != json_string_length(want_node) ||
+            memcmp(id, json_string_value(want_node), id_len) != 0) {
+            snprintf(why, why_len, "node %.*s, expected %s", (int)id_len, id,
+                     json_is_string(want_node) ? json_string_value(want_node) : "(none)");
+            goto done;
+        }
+        /* kr_route agrees with kr_route_id. */
+        if (kr_route(r, key, key_len, &node) != KR_OK || !id_equals(r, node, want_node)) {
+            snprintf(why, why_len, "kr_route disagrees with kr_route_id");
+            goto done;
+        }
+    }
+    if (json_is_integer(want_slot)) {
+        bool has = false;
+        uint32_t slot = 0;
+        if (kr_slot(r, key, key_len, &has, &slot) != KR_OK || !has) {
+            snprintf(why, why_len, "a slot is expected but the router has no slots");
+            goto done;
+        }
+        if ((json_int_t)slot != json_integer_value(want_slot)) {
+            snprintf(why, why_len, "slot %u, expected %lld", (unsigned)slot, (long long)json_integer_value(want_slot));
+            goto done;
+        }
+    }
+    if (json_is_array(want_replicas)) {
+        size_t n = json_array_size(want_replicas), i;
+        uint32_t *out = calloc(n ? n : 1, sizeof *out);
+        if (out == NULL || (s = kr_replicas(r, key, key_len, out, n)) != KR_OK) {
+            snprintf(why, why_len, "replicas: %s", out ? kr_last_error_message() : "out of memory");
+            free(out);
+            goto done;
+        }
+        for (i = 0; i < n; i++) {
+            if (!id_equals(r, out[i], json_array_get(want_replicas, i))) {
+                snprintf(why, why_len, "replica %lu differs", (unsigned long)i);
+                free(out);
+                goto done;
+            }
+        }
+        free(out);
+    }
+    ok = 1;
+done:
+    free(key);
+    kr_router_free(own);
+    return ok;
+}
+
+static int compare_names(const void *a, const void *b) {
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The *.json files of dir, sorted; returns their count (-1 if the directory cannot be read). */
+static long list_files(const char *dir, char ***names) {
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    long n = 0, cap = 0;
+    *names = NULL;
+    if (d == NULL) return -1;
+    while ((e = readdir(d)) != NULL) {
+        size_t len = strlen(e->d_name);
+        if (len < 6 || strcmp(e->d_name + len - 5, ".json") != 0) continue;
+        if (n == cap) {
+            char **grown;
+            cap = cap ? cap * 2 : 256;
+            grown = realloc(*names, (size_t)cap * sizeof **names);
+            if (grown == NULL) break;
+            *names = grown;
+        }
+        (*names)[n] = malloc(len + 1);
+        if ((*names)[n] == NULL) break;
+        memcpy((*names)[n++], e->d_name, len + 1);
+    }
+    closedir(d);
+    if (n > 0) qsort(*names, (size_t)n, sizeof **names, compare_names);
+    return n;
+}
+
+int main(int argc, char **argv) {
+    const char *dir = argc > 1 ? argv[1] : "conformance/vectors/v1";
+    char **names = NULL;
+    long files = list_files(dir, &names), f;
+    unsigned long peer = 0, native = 0;
+
+    if (files < 0) {
+        fprintf(stderr, "no corpus at %s\n", dir);
+        printf("0 passed, 1 failed\n");
+        return 1;
+    }
+    if (files < MIN_FILES) {
+        fprintf(stderr, "the corpus at %s has only %ld files (at least %d expected)\n", dir, files, MIN_FILES);
+        failed++;
+    }
+    for (f = 0; f < files; f++) {
+        char path[4096];
+        json_error_t err;
+        json_t *doc, *spec, *cases, *c;
+        kr_router *file_router = NULL;
+        size_t i;
+        const char *kind;
+
+        snprintf(path, sizeof path, "%s/%s", dir, names[f]);
+        doc = json_load_file(path, 0, &err);
+        if (doc == NULL) {
+            case_failed(names[f], "-", "not JSON", err.text);
+            free(names[f]);
+            continue;
+        }
+        kind = json_string_value(json_object_get(json_object_get(doc, "provenance"), "kind"));
+        if (kind != NULL && strcmp(kind, "peer") == 0) peer++;
+        else native++;
+        cases = json_object_get(doc, "cases");
+        spec = json_object_get(doc, "spec");
+        if (!json_is_array(cases) || json_array_size(cases) == 0) {
+            case_failed(names[f], "-", "no cases", NULL);
+        } else if (spec != NULL && build(spec, &file_router) != KR_OK) {
+            /* Every case of a file whose spec does not build fails. */
+            failed += json_array_size(cases);
+            fprintf(stderr, "FAIL %s: the file's spec does not build, so its %lu cases fail: %s\n", names[f],
+                    (unsigned long)json_array_size(cases), kr_last_error_message());
+        } else {
+            json_array_foreach(cases, i, c) {
+                char why[512] = "";
+                const char *id = json_string_value(json_object_get(c, "id"));
+                if (run_case(file_router, c, why, sizeof why)) passed++;
+                else case_failed(names[f], id ? id : "?", why, NULL);
+            }
+        }
+        kr_router_free(file_router);
+        json_decref(doc);
+        free(names[f]);
+    }
+    free(names);
+    printf("%ld files (%lu captured from peers, %lu generated) through the C ABI\n", files, peer, native);
+    if (passed == 0) failed++;
+    printf("%lu passed, %lu failed\n", passed, failed);
+    return failed == 0 ? 0 : 1;
+}

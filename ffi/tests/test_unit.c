@@ -1,0 +1,377 @@
+/* Unit tests of the C ABI: building (JSON and builder), routing, ids, batches, replicas,
+ * slots, fingerprints, handles, status names. Expected routes are pinned from the conformance
+ * vectors (native-ring-3, native-ring-zones, native-jump-u64be-4, native-slots-3). */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "check.h"
+
+static const char RING3[] =
+    "{\"algorithm\":\"ring\",\"params\":{\"points_per_weight\":160},"
+    "\"nodes\":[{\"id\":\"cache-0\"},{\"id\":\"cache-1\"},{\"id\":\"cache-2\"}]}";
+
+static const char ZONES[] =
+    "{\"algorithm\":\"ring\",\"nodes\":["
+    "{\"id\":\"a1\",\"zone\":\"zone-a\"},{\"id\":\"a2\",\"zone\":\"zone-a\"},"
+    "{\"id\":\"b1\",\"zone\":\"zone-b\"},{\"id\":\"b2\",\"zone\":\"zone-b\"},"
+    "{\"id\":\"c1\",\"zone\":\"zone-c\"},{\"id\":\"c2\",\"zone\":\"zone-c\"}]}";
+
+static kr_router *from_json(const char *json) {
+    kr_router *r = NULL;
+    CHECK_STATUS(kr_router_from_json(json, strlen(json), &r), KR_OK);
+    CHECK(r != NULL);
+    return r;
+}
+
+/* The id of a node index, checked against a string. */
+static int id_is(const kr_router *r, uint32_t index, const char *want) {
+    const char *id = NULL;
+    size_t len = 0;
+    if (kr_router_node_id(r, index, &id, &len) != KR_OK) return 0;
+    return len == strlen(want) && memcmp(id, want, len) == 0;
+}
+
+static void test_route_and_ids(void) {
+    kr_router *r = from_json(RING3);
+    uint32_t node = UINT32_MAX, count = 0;
+    const char *id = NULL;
+    size_t len = 0;
+
+    CHECK_STATUS(kr_router_node_count(r, &count), KR_OK);
+    CHECK(count == 3);
+
+    /* native-ring-3: foo -> cache-0, bar -> cache-0 (replicas cache-0, cache-2, cache-1). */
+    CHECK_STATUS(kr_route(r, KEY("foo"), &node), KR_OK);
+    CHECK(id_is(r, node, "cache-0"));
+    CHECK_STATUS(kr_route_id(r, KEY("bar"), &id, &len), KR_OK);
+    CHECK_SPAN(id, len, "cache-0");
+
+    /* route_id agrees with route + node_id for many keys; every index is in range. */
+    {
+        int agree = 1, i;
+        char key[32];
+        for (i = 0; i < 2000; i++) {
+            int n = snprintf(key, sizeof key, "key-%d", i);
+            const char *rid = NULL, *nid = NULL;
+            size_t rlen = 0, nlen = 0;
+            if (kr_route(r, (const uint8_t *)key, (size_t)n, &node) != KR_OK || node >= count ||
+                kr_route_id(r, (const uint8_t *)key, (size_t)n, &rid, &rlen) != KR_OK ||
+                kr_router_node_id(r, node, &nid, &nlen) != KR_OK || rid != nid || rlen != nlen) {
+                agree = 0;
+            }
+        }
+        CHECK(agree);
+    }
+
+    /* The empty key: (NULL, 0) and ("", 0) are the same key. */
+    {
+        uint32_t a = UINT32_MAX, b = UINT32_MAX;
+        CHECK_STATUS(kr_route(r, NULL, 0, &a), KR_OK);
+        CHECK_STATUS(kr_route(r, (const uint8_t *)"", 0, &b), KR_OK);
+        CHECK(a == b && a < count);
+    }
+
+    /* Binary keys with NUL bytes route like any other bytes. */
+    {
+        static const uint8_t bin[] = {0x00, 0xff, 0x00, 0x80};
+        uint32_t a = UINT32_MAX, b = UINT32_MAX;
+        CHECK_STATUS(kr_route(r, bin, sizeof bin, &a), KR_OK);
+        CHECK_STATUS(kr_route(r, bin, sizeof bin, &b), KR_OK);
+        CHECK(a == b && a < count);
+    }
+    kr_router_free(r);
+}
+
+static void test_batch_matches_single(void) {
+    enum { N = 3000 };
+    kr_router *r = from_json(RING3);
+    static char storage[N][16];
+    static kr_key keys[N];
+    static uint32_t batch[N];
+    int i, same = 1;
+
+    for (i = 0; i < N; i++) {
+        int n = snprintf(storage[i], sizeof storage[i], "user:%d", i);
+        keys[i].ptr = (const uint8_t *)storage[i];
+        keys[i].len = (size_t)n;
+    }
+    keys[7].ptr = NULL; /* the empty key, as (NULL, 0) */
+    keys[7].len = 0;
+    CHECK_STATUS(kr_route_batch(r, keys, N, batch, N), KR_OK);
+    for (i = 0; i < N; i++) {
+        uint32_t one = UINT32_MAX;
+        if (kr_route(r, keys[i].ptr, keys[i].len, &one) != KR_OK || one != batch[i]) same = 0;
+    }
+    CHECK(same);
+
+    /* A larger output buffer is fine; an empty batch is fine, even with NULL arrays. */
+    {
+        static uint32_t wide[N + 5];
+        CHECK_STATUS(kr_route_batch(r, keys, 5, wide, N + 5), KR_OK);
+        CHECK(memcmp(wide, batch, 5 * sizeof(uint32_t)) == 0);
+        CHECK_STATUS(kr_route_batch(r, NULL, 0, NULL, 0), KR_OK);
+    }
+    kr_router_free(r);
+}
+
+static void test_replicas_and_zones(void) {
+    kr_router *r = from_json(ZONES);
+    uint32_t rep[3] = {0, 0, 0}, owner = UINT32_MAX;
+
+    /* native-ring-zones: foo -> c2, replicas c2, a1, b1 (one per zone). */
+    CHECK_STATUS(kr_replicas(r, KEY("foo"), rep, 3), KR_OK);
+    CHECK(id_is(r, rep[0], "c2") && id_is(r, rep[1], "a1") && id_is(r, rep[2], "b1"));
+    CHECK_STATUS(kr_route(r, KEY("foo"), &owner), KR_OK);
+    CHECK(owner == rep[0]);
+
+    /* All six nodes, distinct. */
+    {
+        uint32_t all[6];
+        int i, j, distinct = 1;
+        CHECK_STATUS(kr_replicas(r, KEY("user:42"), all, 6), KR_OK);
+        for (i = 0; i < 6; i++)
+            for (j = i + 1; j < 6; j++)
+                if (all[i] == all[j]) distinct = 0;
+        CHECK(distinct);
+    }
+    /* Zero replicas asked: nothing to write. */
+    CHECK_STATUS(kr_replicas(r, KEY("foo"), NULL, 0), KR_OK);
+    kr_router_free(r);
+}
+
+static void test_builder_equals_json(void) {
+    kr_builder *b = NULL;
+    kr_router *built = NULL, *parsed = from_json(ZONES), *bigger = NULL;
+    uint64_t fb = 0, fp = 1, version = 0;
+    uint32_t count = 0;
+    static const char *ids[] = {"a1", "a2", "b1", "b2", "c1", "c2"};
+    static const char *zones[] = {"zone-a", "zone-a", "zone-b", "zone-b", "zone-c", "zone-c"};
+    int i;
+
+    CHECK_STATUS(kr_builder_new(TXT("ring"), &b), KR_OK);
+    for (i = 0; i < 6; i++)
+        CHECK_STATUS(kr_builder_add_node(b, ids[i], strlen(ids[i]), 1, zones[i], strlen(zones[i])), KR_OK);
+    CHECK_STATUS(kr_builder_build(b, &built), KR_OK);
+    CHECK_STATUS(kr_router_fingerprint(built, &fb), KR_OK);
+    CHECK_STATUS(kr_router_fingerprint(parsed, &fp), KR_OK);
+    CHECK(fb == fp);
+
+    /* The same canonical form, byte for byte. */
+    {
+        const char *cb = NULL, *cp = NULL;
+        size_t lb = 0, lp = 0;
+        CHECK_STATUS(kr_router_canonical_json(built, &cb, &lb), KR_OK);
+        CHECK_STATUS(kr_router_canonical_json(parsed, &cp, &lp), KR_OK);
+        CHECK(lb == lp && memcmp(cb, cp, lb) == 0);
+        CHECK(lb > 0 && memcmp(cb, "{\"algorithm\":\"ring\"", 19) == 0);
+    }
+
+    /* The builder keeps its nodes: one more node and a version give the next view. */
+    CHECK_STATUS(kr_builder_add_node(b, TXT("d1"), 2, NULL, 0), KR_OK);
+    CHECK_STATUS(kr_builder_set_version(b, 7), KR_OK);
+    CHECK_STATUS(kr_builder_set_params_json(b, TXT("{\"points_per_weight\":40}")), KR_OK);
+    CHECK_STATUS(kr_builder_build(b, &bigger), KR_OK);
+    CHECK_STATUS(kr_router_node_count(bigger, &count), KR_OK);
+    CHECK(count == 7 && id_is(bigger, 6, "d1"));
+    CHECK_STATUS(kr_router_version(bigger, &version), KR_OK);
+    CHECK(version == 7);
+    {
+        const char *c = NULL;
+        size_t n = 0;
+        CHECK_STATUS(kr_router_canonical_json(bigger, &c, &n), KR_OK);
+        CHECK(n > 0); /* not NUL-terminated: search the span */
+        {
+            static const char want[] = "\"params\":{\"points_per_weight\":40}";
+            size_t k;
+            int found = 0;
+            for (k = 0; k + sizeof want - 1 <= n; k++)
+                if (memcmp(c + k, want, sizeof want - 1) == 0) found = 1;
+            CHECK(found);
+        }
+    }
+    kr_builder_free(b); /* routers outlive their builder */
+    CHECK(id_is(built, 0, "a1"));
+    kr_router_free(built);
+    kr_router_free(parsed);
+    kr_router_free(bigger);
+}
+
+static void test_builder_preset_fields(void) {
+    /* A spec with host/port/name and explicit slots, through the builder. */
+    kr_builder *b = NULL;
+    kr_router *r = NULL;
+    bool has = false;
+    uint32_t slot = 0, node = UINT32_MAX;
+    static const char SLOTS[] =
+        "{\"algorithm\":\"slots\",\"params\":{\"count\":16},\"nodes\":["
+        "{\"id\":\"s0\",\"slots\":[[0,7]]},{\"id\":\"s1\",\"slots\":[[8,12],[13,15]]}]}";
+    kr_router *parsed = from_json(SLOTS);
+    uint64_t f1 = 0, f2 = 1;
+
+    CHECK_STATUS(kr_builder_new(TXT("slots"), &b), KR_OK);
+    CHECK_STATUS(kr_builder_set_params_json(b, TXT("{\"count\":16}")), KR_OK);
+    CHECK_STATUS(kr_builder_add_node(b, TXT("s0"), 1, NULL, 0), KR_OK);
+    CHECK_STATUS(kr_builder_add_node_slots(b, 0, 7), KR_OK);
+    CHECK_STATUS(kr_builder_add_node(b, TXT("s1"), 1, NULL, 0), KR_OK);
+    CHECK_STATUS(kr_builder_add_node_slots(b, 8, 12), KR_OK);
+    CHECK_STATUS(kr_builder_add_node_slots(b, 13, 15), KR_OK);
+    CHECK_STATUS(kr_builder_build(b, &r), KR_OK);
+    CHECK_STATUS(kr_router_fingerprint(r, &f1), KR_OK);
+    CHECK_STATUS(kr_router_fingerprint(parsed, &f2), KR_OK);
+    CHECK(f1 == f2);
+    CHECK_STATUS(kr_slot(r, KEY("user:1"), &has, &slot), KR_OK);
+    CHECK(has && slot < 16);
+    CHECK_STATUS(kr_route(r, KEY("user:1"), &node), KR_OK);
+    CHECK(node == (slot <= 7 ? 0u : 1u));
+    kr_router_free(r);
+    kr_router_free(parsed);
+    kr_builder_free(b);
+
+    /* host/port/name are carried into the spec (a ring ignores them, but the canonical form
+     * keeps them). */
+    b = NULL;
+    r = NULL;
+    CHECK_STATUS(kr_builder_new(TXT("ring"), &b), KR_OK);
+    CHECK_STATUS(kr_builder_add_node(b, TXT("10.0.0.1:11211"), 1, NULL, 0), KR_OK);
+    CHECK_STATUS(kr_builder_set_node_address(b, TXT("10.0.0.1"), 11211), KR_OK);
+    CHECK_STATUS(kr_builder_set_node_name(b, TXT("host/10.0.0.1:11211")), KR_OK);
+    CHECK_STATUS(kr_builder_build(b, &r), KR_OK);
+    {
+        static const char want[] =
+            "{\"algorithm\":\"ring\",\"nodes\":[{\"host\":\"10.0.0.1\",\"id\":\"10.0.0.1:11211\","
+            "\"name\":\"host/10.0.0.1:11211\",\"port\":11211,\"weight\":1}],"
+            "\"params\":{\"points_per_weight\":160},\"version\":0}";
+        const char *c = NULL;
+        size_t n = 0;
+        CHECK_STATUS(kr_router_canonical_json(r, &c, &n), KR_OK);
+        CHECK_SPAN(c, n, want);
+    }
+    kr_router_free(r);
+    kr_builder_free(b);
+}
+
+static void test_slots_and_jump(void) {
+    kr_router *r = from_json("{\"algorithm\":\"slots\",\"nodes\":[{\"id\":\"cache-0\"},"
+                             "{\"id\":\"cache-1\"},{\"id\":\"cache-2\"}],\"params\":{\"count\":1024}}");
+    kr_router *ring = from_json(RING3);
+    kr_router *jump = from_json("{\"algorithm\":\"jump\",\"params\":{\"key_hash\":\"u64be\"},\"nodes\":["
+                                "{\"id\":\"cache-0\"},{\"id\":\"cache-1\"},{\"id\":\"cache-2\"},{\"id\":\"cache-3\"}]}");
+    bool has = false;
+    uint32_t slot = UINT32_MAX, node = UINT32_MAX;
+    static const uint8_t two[8] = {0, 0, 0, 0, 0, 0, 0, 2};
+
+    /* native-slots-3: foo -> cache-2; its slot is below the count. */
+    CHECK_STATUS(kr_route(r, KEY("foo"), &node), KR_OK);
+    CHECK(id_is(r, node, "cache-2"));
+    CHECK_STATUS(kr_slot(r, KEY("foo"), &has, &slot), KR_OK);
+    CHECK(has && slot < 1024);
+    /* A ring has no slots: has_slot is false and slot untouched. */
+    slot = 12345;
+    CHECK_STATUS(kr_slot(ring, KEY("foo"), &has, &slot), KR_OK);
+    CHECK(!has && slot == 12345);
+    /* native-jump-u64be-4: 0x0000000000000002 -> cache-3. */
+    CHECK_STATUS(kr_route(jump, two, 8, &node), KR_OK);
+    CHECK(id_is(jump, node, "cache-3"));
+    kr_router_free(r);
+    kr_router_free(ring);
+    kr_router_free(jump);
+}
+
+static void test_handles(void) {
+    kr_router *r = from_json(RING3), *c = NULL, *loaded = NULL;
+    kr_shared_router *s = NULL;
+    uint64_t f1 = 0, f2 = 1, f3 = 2;
+
+    CHECK_STATUS(kr_router_clone(r, &c), KR_OK);
+    kr_router_free(r); /* the clone keeps the router alive */
+    CHECK_STATUS(kr_router_fingerprint(c, &f1), KR_OK);
+    CHECK(id_is(c, 2, "cache-2"));
+
+    CHECK_STATUS(kr_shared_router_new(c, &s), KR_OK);
+    CHECK_STATUS(kr_shared_router_load(s, &loaded), KR_OK);
+    CHECK_STATUS(kr_router_fingerprint(loaded, &f2), KR_OK);
+    CHECK(f1 == f2);
+    kr_router_free(loaded);
+
+    {
+        kr_router *z = from_json(ZONES);
+        CHECK_STATUS(kr_shared_router_store(s, z), KR_OK);
+        kr_router_free(z); /* the shared router holds its own reference */
+    }
+    CHECK_STATUS(kr_shared_router_load(s, &loaded), KR_OK);
+    CHECK_STATUS(kr_router_fingerprint(loaded, &f3), KR_OK);
+    CHECK(f3 != f1 && id_is(loaded, 5, "c2"));
+    kr_shared_router_free(s); /* loaded handles outlive the shared router */
+    CHECK(id_is(loaded, 0, "a1"));
+    kr_router_free(loaded);
+    kr_router_free(c);
+
+    /* Releasing NULL is a no-op. */
+    kr_router_free(NULL);
+    kr_builder_free(NULL);
+    kr_shared_router_free(NULL);
+    CHECK(1);
+}
+
+static void test_status_names_and_messages(void) {
+    /* Every code of the header's enum names itself as the error table does. */
+    static const struct {
+        kr_status code;
+        const char *name;
+    } table[] = {
+        {KR_OK, "ok"},
+        {KR_INVALID_JSON, "invalid_json"},
+        {KR_INVALID_SPEC, "invalid_spec"},
+        {KR_UNKNOWN_ALGORITHM, "unknown_algorithm"},
+        {KR_EMPTY_TOPOLOGY, "empty_topology"},
+        {KR_DUPLICATE_NODE_ID, "duplicate_node_id"},
+        {KR_ZERO_TOTAL_WEIGHT, "zero_total_weight"},
+        {KR_TOO_MANY_NODES, "too_many_nodes"},
+        {KR_TOO_MANY_POINTS, "too_many_points"},
+        {KR_INVALID_NODE_ID, "invalid_node_id"},
+        {KR_WEIGHTS_UNSUPPORTED, "weights_unsupported"},
+        {KR_REPLICAS_EXCEED_NODES, "replicas_exceed_nodes"},
+        {KR_REPLICAS_UNSUPPORTED, "replicas_unsupported"},
+        {KR_TABLE_SIZE_NOT_PRIME, "table_size_not_prime"},
+        {KR_TABLE_SIZE_OUT_OF_RANGE, "table_size_out_of_range"},
+        {KR_INVALID_PARAMETER, "invalid_parameter"},
+        {KR_INVALID_KEY, "invalid_key"},
+        {KR_BUFFER_TOO_SMALL, "buffer_too_small"},
+        {KR_NULL_POINTER, "null_pointer"},
+        {KR_INVALID_UTF8, "invalid_utf8"},
+        {KR_NODE_OUT_OF_RANGE, "node_out_of_range"},
+        {KR_INTERNAL, "internal"},
+    };
+    size_t i;
+    for (i = 0; i < sizeof table / sizeof table[0]; i++) {
+        const char *name = kr_status_name(table[i].code);
+        CHECK(name != NULL && strcmp(name, table[i].name) == 0);
+    }
+    CHECK(kr_status_name(100) == NULL);
+    CHECK(kr_status_name(UINT32_MAX) == NULL);
+    CHECK(kr_version() != NULL && strlen(kr_version()) > 0);
+
+    /* The last message describes the last failure and survives later successes. */
+    {
+        kr_router *r = NULL, *ok = NULL;
+        CHECK_STATUS(kr_router_from_json(TXT("{\"algorithm\":\"nope\",\"nodes\":[{\"id\":\"a\"}]}"), &r),
+                     KR_UNKNOWN_ALGORITHM);
+        CHECK(r == NULL);
+        CHECK(strstr(kr_last_error_message(), "nope") != NULL);
+        ok = from_json(RING3);
+        CHECK(strstr(kr_last_error_message(), "nope") != NULL);
+        kr_router_free(ok);
+    }
+}
+
+int main(void) {
+    test_route_and_ids();
+    test_batch_matches_single();
+    test_replicas_and_zones();
+    test_builder_equals_json();
+    test_builder_preset_fields();
+    test_slots_and_jump();
+    test_handles();
+    test_status_names_and_messages();
+    return check_finish();
+}

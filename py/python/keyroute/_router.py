@@ -1,0 +1,201 @@
+"""``Router`` and ``SharedRouter``: the Python faces of the native classes.
+
+Everything that decides a route (parsing, validation, hashing, lookup) happens in the native
+module, which wraps ``keyroute-bindings``; this module only turns Python values into spec JSON
+and numpy arrays into bytes and back.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Dict,
+    Iterable,
+    List,
+    Mapping,
+    Type,
+    TypedDict,
+    TypeVar,
+    Union,
+    overload,
+)
+
+from . import _native
+from ._errors import InvalidSpecError, KeyTypeError
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+#: A key: text (routed as its UTF-8 bytes) or raw bytes.
+Key = Union[str, bytes, bytearray]
+
+
+class _NodeId(TypedDict):
+    id: str
+
+
+class NodeSpec(_NodeId, total=False):
+    """One node of a spec; only ``id`` is required (``conformance/VECTORS.md`` lists which
+    presets read which field)."""
+
+    weight: int
+    zone: str
+    host: str
+    port: int
+    name: str
+    slots: List[List[int]]
+
+
+class _SpecRequired(TypedDict):
+    algorithm: str
+    nodes: List[NodeSpec]
+
+
+class Spec(_SpecRequired, total=False):
+    """A topology spec, the JSON document every keyroute surface accepts."""
+
+    params: Dict[str, Any]
+    version: int
+
+
+_R = TypeVar("_R", bound="Router")
+
+
+def spec_json(spec: Mapping[str, Any]) -> str:
+    """``spec`` as JSON text for the native layer (which validates it).
+
+    Raises ``InvalidSpecError`` for values JSON cannot hold (NaN, sets, arbitrary objects).
+    """
+    try:
+        return json.dumps(spec, allow_nan=False, ensure_ascii=False)
+    except (TypeError, ValueError) as e:
+        raise InvalidSpecError(f"the spec cannot be written as JSON: {e}") from e
+
+
+class Router(_native.RouteCalls, _native.Router):
+    """An immutable router: which node owns a key.
+
+    Build one from a spec (a mapping or its JSON text), or with the constructors ``Ring``,
+    ``Jump``, ``Maglev``, … and the peer presets (``Libmemcached``, ``Uhashring``, …), which
+    are subclasses. Routers are immutable and safe to share between threads; batch calls
+    release the GIL.
+
+    >>> r = Router({"algorithm": "ring", "nodes": [{"id": "cache-a"}, {"id": "cache-b"}]})
+    >>> r.route("user:42") in r.nodes
+    True
+    """
+
+    __slots__ = ()
+
+    def __new__(cls: Type[_R], spec: Union[Spec, Mapping[str, Any], str, _native.RouterHandle]) -> _R:
+        if isinstance(spec, Mapping):
+            spec = spec_json(spec)
+        return super().__new__(cls, spec)
+
+    @classmethod
+    def from_json(cls, text: str) -> Router:
+        """A router from spec JSON text."""
+        return Router(text)
+
+    @classmethod
+    def from_spec(cls, spec: Union[Spec, Mapping[str, Any]]) -> Router:
+        """A router from a spec mapping."""
+        return Router(spec)
+
+    @property
+    def spec(self) -> Dict[str, Any]:
+        """The spec in canonical form (every default filled in), as a new dict."""
+        result: Dict[str, Any] = json.loads(self.canonical_json)
+        return result
+
+    @property
+    def algorithm(self) -> str:
+        """The spec's algorithm or preset name."""
+        name: str = self.spec["algorithm"]
+        return name
+
+    @overload
+    def route_many(self, keys: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint32]: ...
+
+    @overload
+    def route_many(self, keys: Iterable[Key]) -> List[str]: ...
+
+    def route_many(self, keys: Any) -> Any:
+        """Routes many keys at once, with the GIL released while routing.
+
+        ``keys`` is a sequence (or iterable) of ``str``/``bytes`` keys: returns the owners'
+        ids, in order. Or a numpy array of ``uint64`` key hashes (``key_hash`` values, or the
+        integers themselves for jump over ``u64be`` keys): returns a ``uint32`` array of the
+        same shape with node positions (``nodes[i]`` is the id), for the algorithms that
+        route on one 64-bit hash (ring, jump, Maglev, modulo and the presets built on them).
+        """
+        return _route_many(self, keys)
+
+    def __repr__(self) -> str:
+        return (
+            f"<keyroute.{type(self).__name__} {self.algorithm}, {len(self)} nodes, "
+            f"version {self.version}, fingerprint {self.fingerprint:016x}>"
+        )
+
+    def __reduce__(self) -> Any:
+        return (Router, (self.canonical_json,))
+
+    def __copy__(self: _R) -> _R:
+        return self
+
+    def __deepcopy__(self: _R, memo: Any) -> _R:
+        return self
+
+
+class SharedRouter(_native.SharedRouter):
+    """A router that many threads route through while another publishes new topologies.
+
+    ``route``, ``route_index``, ``replicas`` and ``route_many`` use the router current at the
+    call (one lock-free load; a batch is routed by one router throughout). ``store`` swaps in
+    a new, fully built router atomically; ``load`` returns the current one.
+
+    >>> shared = SharedRouter(Router({"algorithm": "ring", "nodes": [{"id": "a"}]}))
+    >>> old = shared.store(Router({"algorithm": "ring", "nodes": [{"id": "a"}, {"id": "b"}]}))
+    >>> len(old), len(shared.load())
+    (1, 2)
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, router: Router) -> SharedRouter:
+        return super().__new__(cls, router)
+
+    def load(self) -> Router:
+        """The current router."""
+        return Router(self._load())
+
+    def store(self, router: Router) -> Router:
+        """Publishes ``router``; returns the router it replaced."""
+        return Router(self._store(router))
+
+    @overload
+    def route_many(self, keys: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint32]: ...
+
+    @overload
+    def route_many(self, keys: Iterable[Key]) -> List[str]: ...
+
+    def route_many(self, keys: Any) -> Any:
+        """As ``Router.route_many``, every key routed by the router current at the call."""
+        return _route_many(self, keys)
+
+    def __repr__(self) -> str:
+        return f"<keyroute.SharedRouter of {self.load()!r}>"
+
+
+def _route_many(target: Union[_native.Router, _native.SharedRouter], keys: Any) -> Any:
+    np = sys.modules.get("numpy")  # an array of key hashes means numpy is already imported
+    if np is not None and isinstance(keys, np.ndarray):
+        if keys.dtype.kind != "u" or keys.dtype.itemsize != 8:
+            raise KeyTypeError(f"an array of key hashes must have dtype uint64, not {keys.dtype}")
+        data = np.ascontiguousarray(keys, dtype="<u8").tobytes()
+        return np.frombuffer(target._route_hashes(data), dtype="<u4").reshape(keys.shape)
+    return target._route_many(keys)

@@ -1,0 +1,38 @@
+//! Errors cross into Python as the `keyroute.Error` hierarchy (`keyroute/_errors.py`, generated
+//! from [`ErrorCode::ALL`] and checked against it by the tests). The classes live in Python so
+//! they can also inherit `ValueError` or `LookupError`; this side only picks one by code.
+
+use keyroute_bindings::{Error, ErrorCode};
+use pyo3::call::PyCallArgs;
+use pyo3::prelude::*;
+
+/// The Python exception for a bindings error: the `keyroute.Error` subclass of its code.
+pub(crate) fn to_py(py: Python<'_>, e: &Error) -> PyErr {
+    by_code(py, e.code(), e.message())
+}
+
+/// The Python exception of `code` with `message`.
+pub(crate) fn by_code(py: Python<'_>, code: ErrorCode, message: &str) -> PyErr {
+    from_factory(py, "_from_code", (code.code(), message))
+}
+
+/// `keyroute.KeyTypeError`: a key that is not `str`, `bytes` or `bytearray` (code
+/// `invalid_key`, and also a `TypeError`).
+pub(crate) fn key_type(py: Python<'_>, message: &str) -> PyErr {
+    from_factory(py, "_key_type_error", (message,))
+}
+
+/// Builds the exception through `keyroute._errors` (imported once, then cached by Python).
+/// Should the package be broken, the import error itself is raised: never a crash.
+fn from_factory<'py, A: PyCallArgs<'py>>(py: Python<'py>, factory: &str, args: A) -> PyErr {
+    match py.import("keyroute._errors").and_then(|m| m.call_method1(factory, args)) {
+        Ok(exc) => PyErr::from_value(exc),
+        Err(e) => e,
+    }
+}
+
+/// `(code, name, description)` for every error kind, in numeric order: what
+/// `keyroute._errors` is generated from and checked against.
+pub(crate) fn table() -> Vec<(u32, &'static str, &'static str)> {
+    ErrorCode::ALL.iter().map(|c| (c.code(), c.name(), c.description())).collect()
+}

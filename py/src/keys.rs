@@ -1,0 +1,179 @@
+//! Keys from Python: `str` (its UTF-8 bytes), `bytes` or `bytearray`.
+
+use std::borrow::Cow;
+use std::ffi::c_char;
+
+use keyroute_bindings::ErrorCode;
+use pyo3::ffi;
+use pyo3::prelude::*;
+use pyo3::types::{PyByteArray, PyBytes, PyList, PyString, PyTuple};
+
+use crate::errors;
+
+unsafe extern "C" {
+    /// The UTF-8 form CPython caches inside a `str`. In the stable ABI since 3.10, and exported
+    /// with this signature by every CPython 3 this abi3-py39 module loads into; PyO3 declares
+    /// it only for abi3 ≥ 3.10, where its fallback would encode a new `bytes` per key.
+    fn PyUnicode_AsUTF8AndSize(unicode: *mut ffi::PyObject, size: *mut ffi::Py_ssize_t) -> *const c_char;
+}
+
+/// The UTF-8 bytes of `s`, borrowed from the string (valid while it lives).
+///
+/// # Errors
+/// `keyroute.InvalidUtf8Error` (caused by Python's `UnicodeEncodeError`) for a string that
+/// holds a lone surrogate and so has no UTF-8 form.
+pub(crate) fn utf8<'a>(s: &'a Bound<'_, PyString>) -> PyResult<&'a [u8]> {
+    let mut size: ffi::Py_ssize_t = 0;
+    // SAFETY: `s` is a live `str` (the GIL is held, as the `Bound` proves); CPython returns a
+    // pointer to `size` bytes owned by the string, or NULL with an exception set.
+    let data = unsafe { PyUnicode_AsUTF8AndSize(s.as_ptr(), &mut size) };
+    if data.is_null() {
+        let py = s.py();
+        let cause = PyErr::fetch(py);
+        let err = errors::by_code(
+            py,
+            ErrorCode::InvalidUtf8,
+            &format!("the str has no UTF-8 form (it holds a lone surrogate): {}", cause.value(py)),
+        );
+        err.set_cause(py, Some(cause));
+        return Err(err);
+    }
+    // SAFETY: as above; the bytes stay valid and unchanged while `s` lives (str is immutable).
+    Ok(unsafe { std::slice::from_raw_parts(data.cast::<u8>(), size as usize) })
+}
+
+/// The bytes of one key.
+///
+/// # Errors
+/// `keyroute.KeyTypeError` for other types, `keyroute.InvalidUtf8Error` as [`utf8`].
+pub(crate) fn key_bytes<'a>(key: &'a Bound<'_, PyAny>) -> PyResult<Cow<'a, [u8]>> {
+    // SAFETY: a live object; comparing its type with CPython's `str` type object (the common
+    // case, checked without the function call `PyUnicode_Check` costs under the stable ABI).
+    if unsafe { ffi::Py_TYPE(key.as_ptr()) } == &raw mut ffi::PyUnicode_Type {
+        // SAFETY: just checked to be exactly `str`.
+        return utf8(unsafe { key.cast_unchecked::<PyString>() }).map(Cow::Borrowed);
+    }
+    if let Ok(s) = key.cast::<PyString>() {
+        return utf8(s).map(Cow::Borrowed);
+    }
+    if let Ok(b) = key.cast::<PyBytes>() {
+        return Ok(Cow::Borrowed(b.as_bytes()));
+    }
+    if let Ok(b) = key.cast::<PyByteArray>() {
+        // Mutable: copy, so nothing can change under the router.
+        return Ok(Cow::Owned(b.to_vec()));
+    }
+    Err(errors::key_type(key.py(), &format!("a key must be str, bytes or bytearray, not {}", type_name(key))))
+}
+
+fn type_name(obj: &Bound<'_, PyAny>) -> String {
+    obj.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "?".into())
+}
+
+/// Many keys copied into one buffer, so they can be routed with the GIL released while other
+/// threads run (and even mutate the list the keys came from).
+pub(crate) struct KeyBatch {
+    bytes: Vec<u8>,
+    ends: Vec<usize>,
+}
+
+impl KeyBatch {
+    /// Reads every key of `keys` (a list, a tuple or any iterable of keys).
+    ///
+    /// # Errors
+    /// As [`key_bytes`], with the key's position in the message; `KeyTypeError` when `keys`
+    /// is itself a single key (a `str` would otherwise be routed character by character) or
+    /// not iterable.
+    pub(crate) fn collect(keys: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let py = keys.py();
+        let not_a_batch = |what: &str| {
+            errors::key_type(py, &format!("route_many takes a sequence of keys, not {what}{}", type_name(keys)))
+        };
+        if keys.is_instance_of::<PyString>() || keys.is_instance_of::<PyBytes>() || keys.is_instance_of::<PyByteArray>()
+        {
+            return Err(not_a_batch("a single "));
+        }
+        // Nothing below runs Python code, so the sequence cannot change while it is read.
+        let owned;
+        let seq = if keys.is_instance_of::<PyList>() || keys.is_instance_of::<PyTuple>() {
+            keys
+        } else {
+            let iter = keys.try_iter().map_err(|_| not_a_batch(""))?;
+            // SAFETY: `iter` is a live iterator; PySequence_List returns a new reference or
+            // NULL with the iterator's exception set.
+            owned = unsafe { Bound::from_owned_ptr_or_err(py, ffi::PySequence_List(iter.as_ptr()))? };
+            &owned
+        };
+        let is_list = seq.is_instance_of::<PyList>();
+        let len = seq.len()?;
+        let mut batch = Self { bytes: Vec::with_capacity(len * 16), ends: Vec::with_capacity(len) };
+        for i in 0..len {
+            batch.push(seq, i, is_list)?;
+        }
+        Ok(batch)
+    }
+
+    fn push(&mut self, seq: &Bound<'_, PyAny>, i: usize, is_list: bool) -> PyResult<()> {
+        let py = seq.py();
+        // SAFETY: `seq` is a list or tuple with more than `i` items (nothing runs that could
+        // shrink it); the item is borrowed from it, and the GIL is held.
+        let item = unsafe {
+            if is_list {
+                ffi::PyList_GetItem(seq.as_ptr(), i as ffi::Py_ssize_t)
+            } else {
+                ffi::PyTuple_GetItem(seq.as_ptr(), i as ffi::Py_ssize_t)
+            }
+        };
+        if item.is_null() {
+            return Err(PyErr::fetch(py));
+        }
+        // SAFETY: a valid object pointer; the type object is CPython's.
+        if unsafe { ffi::Py_TYPE(item) } == &raw mut ffi::PyUnicode_Type {
+            let mut size: ffi::Py_ssize_t = 0;
+            // SAFETY: `item` is a live `str`; see `utf8`.
+            let data = unsafe { PyUnicode_AsUTF8AndSize(item, &mut size) };
+            if !data.is_null() {
+                // SAFETY: as in `utf8`.
+                self.bytes.extend_from_slice(unsafe { std::slice::from_raw_parts(data.cast::<u8>(), size as usize) });
+                self.ends.push(self.bytes.len());
+                return Ok(());
+            }
+            // Clear Python's error and let `key_bytes` build ours (with that error as cause).
+            drop(PyErr::fetch(py));
+        }
+        // SAFETY: `item` is a live object borrowed from `seq`.
+        let key = unsafe { Bound::from_borrowed_ptr(py, item) };
+        let bytes = key_bytes(&key).map_err(|e| with_index(py, e, i))?;
+        self.bytes.extend_from_slice(&bytes);
+        self.ends.push(self.bytes.len());
+        Ok(())
+    }
+
+    /// Number of keys.
+    pub(crate) fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Appends the bytes of keys `range` to `into`, in order.
+    pub(crate) fn keys_into<'a>(&'a self, range: std::ops::Range<usize>, into: &mut Vec<&'a [u8]>) {
+        let mut start = range.start.checked_sub(1).and_then(|i| self.ends.get(i)).copied().unwrap_or(0);
+        for &end in self.ends.get(range).unwrap_or_default() {
+            into.push(self.bytes.get(start..end).unwrap_or_default());
+            start = end;
+        }
+    }
+}
+
+/// The same exception with "key {index}: " in front of its message (same class, same cause).
+pub(crate) fn with_index(py: Python<'_>, err: PyErr, index: usize) -> PyErr {
+    let value = err.value(py);
+    let message = format!("key {index}: {value}");
+    match value.get_type().call1((message,)) {
+        Ok(exc) => {
+            let new = PyErr::from_value(exc);
+            new.set_cause(py, err.cause(py));
+            new
+        }
+        Err(_) => err,
+    }
+}

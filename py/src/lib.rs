@@ -1,0 +1,42 @@
+//! `keyroute._native`: the Python extension module of keyroute. It wraps `keyroute-bindings`
+//! and nothing else: every spec is parsed and validated there, every key routed by the core.
+//! The public, typed API is the `keyroute` package (`py/python/keyroute`), which subclasses
+//! these classes; this module is private.
+
+mod errors;
+mod fast;
+mod keys;
+mod router;
+mod shared;
+
+use keyroute_bindings::NodeSpec;
+use pyo3::prelude::*;
+
+/// `(code, name, description)` of every error kind, in numeric order (the one error table).
+#[pyfunction]
+fn error_table() -> Vec<(u32, &'static str, &'static str)> {
+    errors::table()
+}
+
+/// `(host, port)` of a server address written `host:port`, `host` or `[v6]:port`
+/// (port 11211 when absent).
+#[pyfunction]
+#[pyo3(signature = (address, /))]
+fn parse_server(py: Python<'_>, address: &str) -> PyResult<(String, u16)> {
+    let node = NodeSpec::from_server(address, 1).map_err(|e| errors::to_py(py, &e))?;
+    Ok((node.host.unwrap_or_default(), node.port.unwrap_or_default()))
+}
+
+/// The native layer of the `keyroute` package.
+#[pymodule]
+#[pyo3(name = "_native")]
+fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_class::<router::PyRouter>()?;
+    m.add("RouteCalls", fast::route_calls(m.py())?)?;
+    m.add_class::<router::RouterHandle>()?;
+    m.add_class::<shared::PySharedRouter>()?;
+    m.add_function(wrap_pyfunction!(error_table, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_server, m)?)?;
+    Ok(())
+}

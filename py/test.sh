@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Everything the Python surface needs for CI, idempotently, on a fresh Debian 12 as root:
+# memcached (Debian's, only when missing), a venv at build/py-venv with ./py[test], then
+# mypy (package + stubs checked against the built module) and pytest.
+set -euo pipefail
+command -v memcached >/dev/null || [ -x /usr/bin/memcached ] || NEED_MEMCACHED=1
+source "$(dirname "$0")/setup-venv.sh"   # cd's to the repo root; sets VENV
+if [ -n "${NEED_MEMCACHED:-}" ]; then
+  echo "py: installing memcached"
+  apt_install memcached
+fi
+# Debian starts the memcached service on install; the tests start their own servers on
+# 127.0.0.1:27500-27599 and stop only those.
+
+PY="$VENV/bin/python"
+MYPY_CACHE="$ROOT/build/py-mypy-cache"
+echo "py: mypy --strict on the installed package"
+(cd "$ROOT/build" && "$PY" -m mypy --strict --cache-dir "$MYPY_CACHE" -p keyroute)
+echo "py: stubtest (the native module's stub against the built module)"
+(cd "$ROOT/build" && "$PY" -m mypy.stubtest keyroute._native)
+
+echo "py: pytest"
+set +e
+(cd "$ROOT/py" && "$PY" -m pytest -p no:cacheprovider tests)
+status=$?
+set -e
+if [ "$status" -eq 5 ]; then
+  echo "py: pytest collected no tests: failing" >&2
+  exit 1
+fi
+exit "$status"

@@ -1,0 +1,114 @@
+"""Shared fixtures: the repository layout, real memcached servers, and a "figures" section in
+pytest's summary for the numbers the lead asked for (hit rates, cross-check counts)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import time
+from pathlib import Path
+from typing import Any, Iterator, List, Tuple
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+VECTORS = Path(os.environ.get("KEYROUTE_VECTORS", REPO / "conformance" / "vectors" / "v1"))
+
+#: Ports the memcached tests may use (the project's range for this surface).
+PORTS = range(27500, 27600)
+
+_FIGURES: List[str] = []
+
+
+@pytest.fixture
+def figure() -> Any:
+    """Records one line for the "keyroute figures" summary section."""
+    return _FIGURES.append
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    if _FIGURES:
+        terminalreporter.section("keyroute figures")
+        for line in _FIGURES:
+            terminalreporter.write_line(line)
+
+
+def _port_free(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def _wait_listening(port: int, proc: "subprocess.Popen[bytes]", timeout: float = 10.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            return False
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return True
+        except OSError:
+            time.sleep(0.05)
+    return False
+
+
+class Memcached:
+    """memcached servers started (and stopped) by this test session only."""
+
+    def __init__(self) -> None:
+        binary = shutil.which("memcached") or "/usr/bin/memcached"
+        if not os.path.exists(binary):
+            pytest.fail("memcached is not installed (py/test.sh installs Debian's package)")
+        self.binary = binary
+        self.procs: List[Tuple[int, "subprocess.Popen[bytes]"]] = []
+
+    def start(self, count: int) -> List[Tuple[str, int]]:
+        """Starts `count` servers on free ports of PORTS; returns their addresses."""
+        started: List[Tuple[str, int]] = []
+        for port in PORTS:
+            if len(started) == count:
+                break
+            if any(p == port for p, _ in self.procs) or not _port_free(port):
+                continue
+            args = [self.binary, "-l", "127.0.0.1", "-p", str(port), "-U", "0", "-m", "64", "-t", "2"]
+            if os.geteuid() == 0:
+                args += ["-u", "nobody"]
+            proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            if _wait_listening(port, proc):
+                self.procs.append((port, proc))
+                started.append(("127.0.0.1", port))
+            else:  # lost a race for the port, or it failed: stop it and try the next port
+                self._stop(proc)
+        if len(started) < count:
+            pytest.fail(f"could not start {count} memcached servers on ports {PORTS.start}-{PORTS.stop - 1}")
+        return started
+
+    @staticmethod
+    def _stop(proc: "subprocess.Popen[bytes]") -> None:
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+    def stop_all(self) -> None:
+        for _, proc in self.procs:
+            self._stop(proc)
+        self.procs.clear()
+
+
+@pytest.fixture(scope="session")
+def memcached() -> Iterator[Memcached]:
+    servers = Memcached()
+    try:
+        yield servers
+    finally:
+        servers.stop_all()

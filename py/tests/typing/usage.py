@@ -1,0 +1,53 @@
+"""Typed use of the public API: mypy --strict must accept this file and infer these types."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional, Tuple
+
+import numpy as np
+import numpy.typing as npt
+from typing_extensions import assert_type
+
+import keyroute
+from keyroute.pymemcache import Hasher
+
+ring = keyroute.Ring({"cache-a": 1, "cache-b": 2}, points=160)
+assert_type(ring, keyroute.Ring)
+assert_type(ring.route("user:42"), str)
+assert_type(ring.route(b"user:42"), str)
+assert_type(ring.route_index(bytearray(b"k")), int)
+assert_type(ring.replicas("k", 2), List[str])
+assert_type(ring.route_many(["a", b"b"]), List[str])
+assert_type(ring.route_many(np.zeros(3, dtype=np.uint64)), npt.NDArray[np.uint32])
+assert_type(ring.route_hash(ring.key_hash("k")), str)
+assert_type(ring.slot("k"), Optional[int])
+assert_type(ring.nodes, Tuple[str, ...])
+assert_type(ring.fingerprint, int)
+assert_type(ring.version, int)
+assert_type(ring.canonical_json, str)
+assert_type(ring.spec, Dict[str, Any])
+
+spec: keyroute.Spec = {"algorithm": "maglev", "nodes": [{"id": "a", "zone": "z1"}], "params": {"table_size": 7}}
+assert_type(keyroute.Router(spec), keyroute.Router)
+assert_type(keyroute.Router.from_json("{}"), keyroute.Router)
+assert_type(keyroute.Jump(10, key_hash="u64be"), keyroute.Jump)
+assert_type(keyroute.Libmemcached({"10.0.0.1:11211": 2}, distribution="ketama_spy"), keyroute.Libmemcached)
+assert_type(keyroute.Uhashring(["a", "b"], mode="ketama"), keyroute.Uhashring)
+assert_type(keyroute.RedisCluster({"n1": [(0, 16383)]}), keyroute.RedisCluster)
+
+shared = keyroute.SharedRouter(ring)
+assert_type(shared.load(), keyroute.Router)
+assert_type(shared.store(keyroute.Maglev(["a"])), keyroute.Router)
+assert_type(shared.route("k"), str)
+assert_type(shared.route_many(["k"]), List[str])
+
+try:
+    ring.route("k")
+except keyroute.Error as e:
+    assert_type(e.code, int)
+    assert_type(e.name, str)
+except keyroute.InvalidUtf8Error:
+    pass
+
+hasher = Hasher.factory("ring")()
+assert_type(hasher.get_node("k"), Optional[str])
