@@ -45,17 +45,19 @@ awk -v rounds="$ROUNDS" -v runs="$RUNS" '
     return a[int((n + 1) / 2)]
   }
   function row(label, key, base, target) {
-    printf "  %-38s %7.2f %7.2f", label, median(key), lo[key]
+    printf "  %-40s %7.2f %7.2f", label, median(key), lo[key]
     if (base != "") printf "   %5.2fx %5.2fx%s", median(key) / median(base), lo[key] / lo[base], target
     printf "\n"
   }
   END {
     printf "ring-v1, N=1000 x 160 points, 1,000,000 keys \"user:NNNNNN\"; %d rounds x %d passes\n", rounds, runs
-    printf "  %-38s %7s %7s   %6s %6s\n", "ns/key", "median", "min", "ratio", "(min)"
-    row("Rust core  Router::route", "rust route", "", "")
-    row("Rust core  Ring::route", "rust ring_route", "", "")
-    row("C ABI      kr_route (static lib)", "static kr_route", "rust route", "  vs Router::route, target <= 1.5x")
-    row("C ABI      kr_route (shared lib)", "shared kr_route", "rust route", "")
+    printf "  %-40s %7s %7s   %6s %6s\n", "ns/key", "median", "min", "ratio", "(min)"
+    row("Rust core  Router::route ([u8; 11] keys)", "rust route", "", "")
+    row("Rust core  Router::route (&[u8] keys)", "rust route_slices", "", "")
+    row("Rust core  Ring::route ([u8; 11] keys)", "rust ring_route", "", "")
+    row("C ABI      kr_route (static lib)", "static kr_route", "rust route", "  vs Router::route [u8; 11], target <= 1.5x")
+    row("C ABI      kr_route (static lib)", "static kr_route", "rust route_slices", "  vs Router::route &[u8]")
+    row("C ABI      kr_route (shared lib)", "shared kr_route", "rust route", "  vs Router::route [u8; 11]")
     row("Rust core  route_batch ([u8; 11] keys)", "rust route_batch", "", "")
     row("Rust core  route_batch (&[u8] keys)", "rust route_batch_slices", "", "")
     row("C ABI      kr_route_batch (static lib)", "static kr_route_batch", "rust route_batch_slices", "  vs &[u8] keys, target <= 1.1x")

@@ -1,6 +1,8 @@
 /* The C side of ffi/bench.sh: kr_route and kr_route_batch on ring-v1 with 1000 nodes x 160
  * points, over 1,000,000 keys "user:NNNNNN" (NNNNNN = 611953*i + 12345 mod 10^6, the core's
- * criterion key set): the median and the fastest of several full passes, in ns per key. bench/bench_core.rs
+ * criterion key set): the median and the fastest of several full passes, in ns per key.
+ * kr_route reads the keys from one contiguous array (as the Rust side does); kr_route_batch
+ * gets them as kr_key spans into that array, BATCH keys per call. bench/bench_core.rs
  * measures the Rust core on the same spec and keys the same way; bench.sh prints the ratios.
  *
  * Usage: bench [runs]   (default 7) */
@@ -44,7 +46,7 @@ static double route_pass(const kr_router *r) {
     size_t i;
     double t = now_ns();
     for (i = 0; i < KEYS; i++) {
-        kr_status st = kr_route(r, keys[i].ptr, keys[i].len, &node);
+        kr_status st = kr_route(r, (const uint8_t *)key_bytes[i], KEY_LEN, &node);
         if (st != KR_OK) die("kr_route", st);
         s += node;
     }

@@ -67,6 +67,7 @@ fn main() {
     measure(1, || keys.iter().map(|k| u64::from(core.route(k).unwrap())).sum());
 
     let route = measure(runs, || keys.iter().map(|k| u64::from(core.route(black_box(k)).unwrap())).sum());
+    let route_slices = measure(runs, || slices.iter().map(|k| u64::from(core.route(black_box(*k)).unwrap())).sum());
     let ring_route = measure(runs, || keys.iter().map(|k| u64::from(ring.route(black_box(k)))).sum());
     let batch = measure(runs, || {
         let mut s = 0u64;
@@ -84,9 +85,13 @@ fn main() {
         }
         s
     });
-    for (name, (median, min)) in
-        [("route", route), ("ring_route", ring_route), ("route_batch", batch), ("route_batch_slices", batch_slices)]
-    {
+    for (name, (median, min)) in [
+        ("route", route),
+        ("route_slices", route_slices),
+        ("ring_route", ring_route),
+        ("route_batch", batch),
+        ("route_batch_slices", batch_slices),
+    ] {
         println!("rust {name} {median:.2} {min:.2}");
     }
 }

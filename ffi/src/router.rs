@@ -13,7 +13,7 @@ use crate::{KrKey, KrRouter, KrStatus};
 /// Parses a topology spec (JSON, see `conformance/VECTORS.md`) and builds a router.
 ///
 /// On success `*router` receives a new handle (release it with `kr_router_free`); on failure
-/// it is left unchanged and nothing is allocated.
+/// it is left unchanged and no router is created.
 ///
 /// Errors: any code a spec can produce (`KR_INVALID_JSON`, `KR_INVALID_SPEC`,
 /// `KR_UNKNOWN_ALGORITHM`, `KR_DUPLICATE_NODE_ID`, …), `KR_INVALID_UTF8`, `KR_NULL_POINTER`.

@@ -57,6 +57,7 @@ static void test_null_pointers(void) {
     CHECK_STATUS(kr_route_batch(r, keys, 1, nodes, 4), KR_NULL_POINTER);
     CHECK(strstr(kr_last_error_message(), "keys[0]") != NULL);
 
+    nodes[0] = nodes[1] = 77;
     CHECK_STATUS(kr_replicas(NULL, ANY, 1, nodes, 2), KR_NULL_POINTER);
     CHECK_STATUS(kr_replicas(r, ANY, 1, NULL, 2), KR_NULL_POINTER);
     CHECK_STATUS(kr_replicas(r, NULL, 1, nodes, 2), KR_NULL_POINTER);
@@ -168,7 +169,8 @@ static void test_impossible_lengths(void) {
     key.ptr = ANY;
     key.len = SIZE_MAX;
     CHECK_STATUS(kr_route_batch(r, &key, 1, nodes, 2), KR_INVALID_PARAMETER);
-    CHECK(node == 77 && nodes[0] == 77 && out == NULL);
+    CHECK(strstr(kr_last_error_message(), "keys[0].len") != NULL);
+    CHECK(node == 77 && out == NULL);
     kr_router_free(r);
 }
 

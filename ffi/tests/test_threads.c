@@ -112,8 +112,8 @@ static void *writer(void *arg) {
     pthread_barrier_wait(&started);
     for (i = 0; i < SWAPS; i++) {
         kr_router *next = NULL;
-        /* Build a fresh router each time (even swaps B, odd swaps A; the last one is B). */
-        kr_status s = i % 2 == 0 ? build_view_b(&next) : kr_router_from_json(TXT(VIEW_A), &next);
+        /* Build a fresh router each time, alternating B and A so that the last one is B. */
+        kr_status s = (SWAPS - 1 - i) % 2 == 0 ? build_view_b(&next) : kr_router_from_json(TXT(VIEW_A), &next);
         if (s != KR_OK || kr_shared_router_store(shared, next) != KR_OK) (*errors)++;
         kr_router_free(next);
     }

@@ -73,14 +73,18 @@ public final class PeerAgreementTest {
   }
 
   static void report(String name, int agree, int total, String firstMismatch) {
+    report(name, agree, total, firstMismatch, "keys agree");
     keysCompared += total;
+  }
+
+  static void report(String name, int agree, int total, String firstMismatch, String unit) {
     boolean ok = agree == total && total > 0;
     if (ok) {
       passed++;
     } else {
       failed++;
     }
-    System.out.printf("%-4s %-62s %d/%d keys agree%s%n", ok ? "ok" : "FAIL", name, agree, total,
+    System.out.printf("%-4s %-66s %d/%d %s%s%n", ok ? "ok" : "FAIL", name, agree, total, unit,
         firstMismatch == null ? "" : " (first mismatch: " + firstMismatch + ")");
   }
 
@@ -206,7 +210,7 @@ public final class PeerAgreementTest {
     try (Router fromJson = Router.fromJson(spec.toString()); Router built = builder.build()) {
       builder.close();
       if (fromJson.fingerprint() != built.fingerprint()) {
-        report(name + " builder/JSON fingerprint", 0, 1, "fingerprints differ");
+        report(name + " builder/JSON fingerprint", 0, 1, "fingerprints differ", "checks pass");
         return;
       }
       Router kr = useBuilder ? built : fromJson;
@@ -360,7 +364,7 @@ public final class PeerAgreementTest {
         ok &= e.codeName().equals("replicas_exceed_nodes");
       }
     }
-    report(name, ok ? 1 : 0, 1, ok ? null : "a wrapper check failed");
+    report(name, ok ? 1 : 0, 1, ok ? null : "a wrapper check failed", "checks pass");
   }
 
   public static void main(String[] args) throws Exception {
