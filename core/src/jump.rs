@@ -16,7 +16,9 @@ pub fn jump_hash(mut key: u64, buckets: u32) -> u32 {
         b = j;
         key = key.wrapping_mul(LCG_MULTIPLIER).wrapping_add(1);
         // One double division, then a multiply, exactly as in the paper's C++.
-        j = ((b + 1) as f64 * ((1u64 << 31) as f64 / ((key >> 33) + 1) as f64)) as i64;
+        // `(key >> 33) + 1` is below 2^31, so it converts through i64 (one instruction; a u64
+        // conversion needs several) to the same double.
+        j = ((b + 1) as f64 * ((1u64 << 31) as f64 / ((key >> 33) + 1) as i64 as f64)) as i64;
     }
     b.max(0) as u32
 }
@@ -95,6 +97,7 @@ impl Jump {
     /// [`Error::InvalidKey`] for a `U64Be` key that is not 8 bytes.
     pub fn key_input(&self, key: &[u8]) -> Result<u64> {
         match self.key {
+            JumpKey::Hash(KeyHash::Xxh3) => Ok(crate::hash::xxh3_64(key)),
             JumpKey::Hash(h) => Ok(h.hash(key)),
             JumpKey::U64Be => <[u8; 8]>::try_from(key)
                 .map(u64::from_be_bytes)
