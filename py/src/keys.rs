@@ -70,51 +70,35 @@ fn type_name(obj: &Bound<'_, PyAny>) -> String {
     obj.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "?".into())
 }
 
-/// Many keys copied into one buffer, so they can be routed with the GIL released while other
-/// threads run (and even mutate the list the keys came from).
-pub(crate) struct KeyBatch {
-    bytes: Vec<u8>,
-    ends: Vec<usize>,
-}
-
-impl KeyBatch {
-    /// Reads every key of `keys` (a list, a tuple or any iterable of keys).
-    ///
-    /// # Errors
-    /// As [`key_bytes`], with the key's position in the message; `KeyTypeError` when `keys`
-    /// is itself a single key (a `str` would otherwise be routed character by character) or
-    /// not iterable.
-    pub(crate) fn collect(keys: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let py = keys.py();
-        let not_a_batch = |what: &str| {
-            errors::key_type(py, &format!("route_many takes a sequence of keys, not {what}{}", type_name(keys)))
-        };
-        if keys.is_instance_of::<PyString>() || keys.is_instance_of::<PyBytes>() || keys.is_instance_of::<PyByteArray>()
-        {
-            return Err(not_a_batch("a single "));
-        }
-        // Nothing below runs Python code, so the sequence cannot change while it is read.
-        let owned;
-        let seq = if keys.is_instance_of::<PyList>() || keys.is_instance_of::<PyTuple>() {
-            keys
-        } else {
-            let iter = keys.try_iter().map_err(|_| not_a_batch(""))?;
-            // SAFETY: `iter` is a live iterator; PySequence_List returns a new reference or
-            // NULL with the iterator's exception set.
-            owned = unsafe { Bound::from_owned_ptr_or_err(py, ffi::PySequence_List(iter.as_ptr()))? };
-            &owned
-        };
-        let is_list = seq.is_instance_of::<PyList>();
-        let len = seq.len()?;
-        let mut batch = Self { bytes: Vec::with_capacity(len * 16), ends: Vec::with_capacity(len) };
-        for i in 0..len {
-            batch.push(seq, i, is_list)?;
-        }
-        Ok(batch)
+/// Calls `f` with the position and bytes of every key of `keys` (a list, a tuple or any
+/// iterable of keys), in order, while holding the GIL.
+///
+/// # Errors
+/// As [`key_bytes`], with the key's position in the message; `KeyTypeError` when `keys` is
+/// itself a single key (a `str` would otherwise be routed character by character) or not
+/// iterable; `f`'s errors as they are.
+fn for_each_key(keys: &Bound<'_, PyAny>, mut f: impl FnMut(usize, &[u8]) -> PyResult<()>) -> PyResult<()> {
+    let py = keys.py();
+    let not_a_batch = |what: &str| {
+        errors::key_type(py, &format!("route_many takes a sequence of keys, not {what}{}", type_name(keys)))
+    };
+    if keys.is_instance_of::<PyString>() || keys.is_instance_of::<PyBytes>() || keys.is_instance_of::<PyByteArray>() {
+        return Err(not_a_batch("a single "));
     }
-
-    fn push(&mut self, seq: &Bound<'_, PyAny>, i: usize, is_list: bool) -> PyResult<()> {
-        let py = seq.py();
+    // Nothing below runs Python code (except to build an error, after which reading stops), so
+    // the sequence cannot change while it is read.
+    let owned;
+    let seq = if keys.is_instance_of::<PyList>() || keys.is_instance_of::<PyTuple>() {
+        keys
+    } else {
+        let iter = keys.try_iter().map_err(|_| not_a_batch(""))?;
+        // SAFETY: `iter` is a live iterator; PySequence_List returns a new reference or NULL
+        // with the iterator's exception set.
+        owned = unsafe { Bound::from_owned_ptr_or_err(py, ffi::PySequence_List(iter.as_ptr()))? };
+        &owned
+    };
+    let is_list = seq.is_instance_of::<PyList>();
+    for i in 0..seq.len()? {
         // SAFETY: `seq` is a list or tuple with more than `i` items (nothing runs that could
         // shrink it); the item is borrowed from it, and the GIL is held.
         let item = unsafe {
@@ -134,19 +118,40 @@ impl KeyBatch {
             let data = unsafe { PyUnicode_AsUTF8AndSize(item, &mut size) };
             if !data.is_null() {
                 // SAFETY: as in `utf8`.
-                self.bytes.extend_from_slice(unsafe { std::slice::from_raw_parts(data.cast::<u8>(), size as usize) });
-                self.ends.push(self.bytes.len());
-                return Ok(());
+                f(i, unsafe { std::slice::from_raw_parts(data.cast::<u8>(), size as usize) })?;
+                continue;
             }
             // Clear Python's error and let `key_bytes` build ours (with that error as cause).
             drop(PyErr::fetch(py));
         }
         // SAFETY: `item` is a live object borrowed from `seq`.
         let key = unsafe { Bound::from_borrowed_ptr(py, item) };
-        let bytes = key_bytes(&key).map_err(|e| with_index(py, e, i))?;
-        self.bytes.extend_from_slice(&bytes);
-        self.ends.push(self.bytes.len());
-        Ok(())
+        f(i, &key_bytes(&key).map_err(|e| with_index(py, e, i))?)?;
+    }
+    Ok(())
+}
+
+/// Many keys copied into one buffer, so they can be routed with the GIL released while other
+/// threads run (and even mutate the list the keys came from).
+pub(crate) struct KeyBatch {
+    bytes: Vec<u8>,
+    ends: Vec<usize>,
+}
+
+impl KeyBatch {
+    /// Copies every key of `keys`.
+    ///
+    /// # Errors
+    /// As [`for_each_key`].
+    pub(crate) fn collect(keys: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let hint = keys.len().unwrap_or(0);
+        let mut batch = Self { bytes: Vec::with_capacity(hint * 16), ends: Vec::with_capacity(hint) };
+        for_each_key(keys, |_, key| {
+            batch.bytes.extend_from_slice(key);
+            batch.ends.push(batch.bytes.len());
+            Ok(())
+        })?;
+        Ok(batch)
     }
 
     /// Number of keys.

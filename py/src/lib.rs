@@ -3,14 +3,17 @@
 //! The public, typed API is the `keyroute` package (`py/python/keyroute`), which subclasses
 //! these classes; this module is private.
 
+mod analysis;
 mod errors;
 mod fast;
 mod keys;
 mod router;
 mod shared;
+mod transition;
 
 use keyroute_bindings::NodeSpec;
 use pyo3::prelude::*;
+use pyo3::types::PyString;
 
 /// `(code, name, description)` of every error kind, in numeric order (the one error table).
 #[pyfunction]
@@ -22,7 +25,8 @@ fn error_table() -> Vec<(u32, &'static str, &'static str)> {
 /// (port 11211 when absent).
 #[pyfunction]
 #[pyo3(signature = (address, /))]
-fn parse_server(py: Python<'_>, address: &str) -> PyResult<(String, u16)> {
+fn parse_server(py: Python<'_>, address: &Bound<'_, PyString>) -> PyResult<(String, u16)> {
+    let address = std::str::from_utf8(keys::utf8(address)?).unwrap_or_default();
     let node = NodeSpec::from_server(address, 1).map_err(|e| errors::to_py(py, &e))?;
     Ok((node.host.unwrap_or_default(), node.port.unwrap_or_default()))
 }
@@ -36,6 +40,9 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("RouteCalls", fast::route_calls(m.py())?)?;
     m.add_class::<router::RouterHandle>()?;
     m.add_class::<shared::PySharedRouter>()?;
+    m.add_class::<transition::PyTransition>()?;
+    m.add_function(wrap_pyfunction!(analysis::ownership, m)?)?;
+    m.add_function(wrap_pyfunction!(analysis::diff, m)?)?;
     m.add_function(wrap_pyfunction!(error_table, m)?)?;
     m.add_function(wrap_pyfunction!(parse_server, m)?)?;
     Ok(())

@@ -125,6 +125,7 @@ def test_lone_surrogates_in_str_keys(key: str) -> None:
         (keyroute.InvalidParameterError, lambda: keyroute.MultiProbe(["a"], probes=0)),
         (keyroute.InvalidParameterError, lambda: keyroute.Uhashring(["a"], vnodes=0)),
         (keyroute.InvalidUtf8Error, lambda: keyroute.Ring(["\ud800"])),
+        (keyroute.InvalidUtf8Error, lambda: keyroute.Libmemcached(["\ud800:11211"])),
         (keyroute.InvalidUtf8Error, lambda: keyroute.Router('{"algorithm": "\ud800", "nodes": []}')),
     ],
 )

@@ -3,7 +3,9 @@ while another thread swaps the topology under them through a SharedRouter."""
 
 from __future__ import annotations
 
+import sys
 import threading
+import time
 from typing import List
 
 import numpy as np
@@ -105,4 +107,39 @@ def test_routing_a_list_another_thread_mutates() -> None:
             assert len(got) == len(KEYS) and set(got) <= {"a", "b", "c"}
     finally:
         stop.set()
+        t.join()
+
+
+def test_batches_release_the_gil() -> None:
+    """Another Python thread runs while route_many routes: with a huge switch interval the
+    interpreter never takes the GIL from the caller, so the other thread can only advance when
+    the batch gives the GIL up (no timing is asserted, only that it advanced)."""
+    ring = keyroute.Ring([f"n{i}" for i in range(100)])
+    keys = [f"k{i}" for i in range(200_000)]
+    hashes = np.arange(200_000, dtype=np.uint64)
+    counter = [0]
+    stop = threading.Event()
+
+    def other() -> None:
+        while not stop.is_set():
+            counter[0] += 1
+            time.sleep(0)  # gives the GIL back at once after each step
+
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(100.0)
+    t = threading.Thread(target=other)
+    t.start()
+    try:
+        for batch in (keys, hashes):
+            advanced = False
+            for _ in range(50):
+                before = counter[0]
+                ring.route_many(batch)
+                if counter[0] != before:
+                    advanced = True
+                    break
+            assert advanced, f"no other thread ran during route_many({type(batch).__name__})"
+    finally:
+        stop.set()
+        sys.setswitchinterval(old)
         t.join()

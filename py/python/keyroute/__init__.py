@@ -12,11 +12,14 @@ True
 >>> len(ring.replicas(b"user:42", 2))
 2
 
-Routers are immutable and thread-safe; ``SharedRouter`` swaps topologies under running threads.
-Every error is a ``keyroute.Error`` with a stable ``.code``.
+Routers are immutable and thread-safe; ``SharedRouter`` swaps topologies under running threads,
+``Transition`` moves keys to a new topology gradually, ``router.ownership()`` and
+``keyroute.diff(a, b)`` say exactly who owns what and what a change moves. Every error is a
+``keyroute.Error`` with a stable ``.code``.
 """
 
 from . import _native, pymemcache
+from ._analysis import Balance, Diff, Flow, MovedArc, Ownership, diff
 from ._algorithms import Jump, Maglev, Modulo, MultiProbe, Nodes, Rendezvous, Ring, Slots
 from ._errors import (
     BY_CODE,
@@ -58,7 +61,7 @@ from ._presets import (
     Twemproxy,
     Uhashring,
 )
-from ._router import Key, NodeSpec, Router, SharedRouter, Spec
+from ._router import Key, NodeSpec, Router, SharedRouter, Spec, Transition
 
 __version__: str = _native.__version__
 
@@ -75,6 +78,14 @@ __all__ = [
     "Slots",
     "MultiProbe",
     "Modulo",
+    "Transition",
+    # analysis
+    "diff",
+    "Ownership",
+    "Balance",
+    "Diff",
+    "Flow",
+    "MovedArc",
     # peer presets
     "Libmemcached",
     "Spymemcached",

@@ -20,6 +20,7 @@ from typing import (
     TypedDict,
     TypeVar,
     Union,
+    cast,
     overload,
 )
 
@@ -29,6 +30,8 @@ from ._errors import InvalidSpecError, KeyTypeError
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
+
+    from ._analysis import Ownership
 
 #: A key: text (routed as its UTF-8 bytes) or raw bytes.
 Key = Union[str, bytes, bytearray]
@@ -131,9 +134,18 @@ class Router(_native.RouteCalls, _native.Router):
         ids, in order. Or a numpy array of ``uint64`` key hashes (``key_hash`` values, or the
         integers themselves for jump over ``u64be`` keys): returns a ``uint32`` array of the
         same shape with node positions (``nodes[i]`` is the id), for the algorithms that
-        route on one 64-bit hash (ring, jump, Maglev, modulo and the presets built on them).
+        route on one 64-bit hash: ring, jump, Maglev, modulo, and the ``libmemcached``,
+        ``python-hash-ring``, ``guava`` and ``jump`` presets (the others raise
+        ``RouteHashUnsupportedError``).
         """
         return _route_many(self, keys)
+
+    def ownership(self) -> Ownership:
+        """The share of keys each node owns, with their balance (exact for rings, Maglev and
+        slot tables; closed form for jump, modulo, rendezvous; sampled otherwise)."""
+        from ._analysis import ownership
+
+        return ownership(self)
 
     def __repr__(self) -> str:
         return (
@@ -189,6 +201,54 @@ class SharedRouter(_native.SharedRouter):
 
     def __repr__(self) -> str:
         return f"<keyroute.SharedRouter of {self.load()!r}>"
+
+
+class Transition(_native.Transition):
+    """A membership change from router A (``source``) to router B (``target``), part way done.
+
+    Each key cuts over from its A-owner to its B-owner at a deterministic point of
+    ``progress`` in [0, 1] (``conformance/SPEC.md``, transition-v1): raising progress only ever
+    moves more keys to their new owner, 0 is A exactly (a rollback), 1 is B exactly.
+    ``route_with_fallback`` gives the owner and, for a key that has moved, where it lived
+    before, for dual reads while the data migrates. Immutable: ``with_progress`` returns a new
+    transition.
+
+    >>> a = Router({"algorithm": "ring", "nodes": [{"id": "a"}, {"id": "b"}]})
+    >>> b = Router({"algorithm": "ring", "nodes": [{"id": "a"}, {"id": "b"}, {"id": "c"}]})
+    >>> t = Transition(a, b, 0.5)
+    >>> t.with_progress(0.0).route("k") == a.route("k")
+    True
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, source: Router, target: Router, progress: float) -> Transition:
+        return super().__new__(cls, source, target, progress)
+
+    def with_progress(self, progress: float) -> Transition:
+        """The same change at another progress (forward, or back to 0 for a rollback)."""
+        return Transition(self.source, self.target, progress)
+
+    @property
+    def source(self) -> Router:
+        """The router before the change (view A)."""
+        return cast(Router, super().source)  # the Router given to __new__
+
+    @property
+    def target(self) -> Router:
+        """The router after the change (view B)."""
+        return cast(Router, super().target)  # the Router given to __new__
+
+    def route_many(self, keys: Iterable[Key]) -> List[str]:
+        """The owner of each key now (GIL released while routing)."""
+        return self._route_many(keys)
+
+    def __repr__(self) -> str:
+        return (
+            f"<keyroute.Transition {self.progress:.0%} from version {self.source.version} "
+            f"({self.source.fingerprint:016x}) to version {self.target.version} "
+            f"({self.target.fingerprint:016x})>"
+        )
 
 
 def _route_many(target: Union[_native.Router, _native.SharedRouter], keys: Any) -> Any:

@@ -4,9 +4,13 @@
 ``add_node(name)`` / ``remove_node(name)`` as servers join, fail or come back, and
 ``get_node(key)`` for every command. Server names are HashClient's ``"host:port"``.
 
->>> from pymemcache.client.hash import HashClient            # doctest: +SKIP
->>> client = HashClient(servers, hasher=keyroute.pymemcache.Hasher)          # doctest: +SKIP
->>> client = HashClient(servers, hasher=Hasher.factory("maglev"))            # doctest: +SKIP
+::
+
+    from pymemcache.client.hash import HashClient
+    from keyroute.pymemcache import Hasher
+
+    client = HashClient([("10.0.0.1", 11211), ("10.0.0.2", 11211)], hasher=Hasher)
+    client = HashClient(servers, hasher=Hasher.factory("maglev", {"table_size": 65537}))
 
 The default is keyroute's ring (160 points per node): adding a fourth server to three moves
 about a quarter of the keys, where ``hash mod n`` moves three quarters. With

@@ -10,3 +10,4 @@ keyroute.Jump(3, key_hash="md5")  # E
 keyroute.Libmemcached(["h"], distribution="modula")  # E
 ring.fingerprint = 3  # E
 number: int = ring.route("k")  # E
+keyroute.Transition(ring, ring, "half")  # E

@@ -51,3 +51,18 @@ except keyroute.InvalidUtf8Error:
 
 hasher = Hasher.factory("ring")()
 assert_type(hasher.get_node("k"), Optional[str])
+
+own = ring.ownership()
+assert_type(own, keyroute.Ownership)
+assert_type(own.shares, Dict[str, float])
+assert_type(own.balance.cv, float)
+d = keyroute.diff(ring, keyroute.Ring(["cache-a", "cache-b", "cache-c"]))
+assert_type(d.moved, float)
+assert_type(d.flows[0].source, str)
+assert_type(d.moved_arcs, Tuple[keyroute.MovedArc, ...])
+t = keyroute.Transition(ring, keyroute.Ring(["cache-a"]), 0.5)
+assert_type(t.route("k"), str)
+assert_type(t.route_with_fallback("k"), Tuple[str, Optional[str]])
+assert_type(t.with_progress(1.0), keyroute.Transition)
+assert_type(t.source, keyroute.Router)
+assert_type(t.route_many(["k"]), List[str])
