@@ -74,6 +74,9 @@ pub(crate) struct PointTable {
     index: Box<[u32]>,
     /// `r`: bits of a point below its bucket bits (`width - b`).
     low_bits: u32,
+    /// `64 - low_bits` and the owner mask, kept so a lookup does not recompute them.
+    key_shift: u32,
+    owner_mask: u64,
 }
 
 impl PointTable {
@@ -207,7 +210,14 @@ impl PointTable {
         if let Some(pad) = slots.get_mut(count) {
             *pad = first;
         }
-        Ok(Self { slots: slots.into(), len: count, index: index.into(), low_bits })
+        Ok(Self {
+            slots: slots.into(),
+            len: count,
+            index: index.into(),
+            low_bits,
+            key_shift: 64 - low_bits,
+            owner_mask,
+        })
     }
 
     /// Number of points.
@@ -229,7 +239,7 @@ impl PointTable {
         let run = hi.wrapping_sub(lo);
         // A slot sorts below `key` exactly when its point is below `h`: the owner bits sit
         // under the point's low bits, and `key` has zeros there.
-        let key = h << (64 - self.low_bits);
+        let key = h << self.key_shift;
         // Bit j is set when slot lo+j sorts below the key. Inside the run the set bits form a
         // prefix (the run is sorted); past the run they mean nothing, hence the `min`.
         let mut below_mask = 0u32;
@@ -269,7 +279,7 @@ impl PointTable {
     /// Owner of the point at `i`.
     #[inline(always)]
     pub(crate) fn owner(&self, i: usize) -> u32 {
-        (self.slots.get(i).copied().unwrap_or(0) & owner_mask(self.low_bits)) as u32
+        (self.slots.get(i).copied().unwrap_or(0) & self.owner_mask) as u32
     }
 
     /// The packed slot at `i` (for touching memory early).
