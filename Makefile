@@ -6,7 +6,7 @@ SHELL := bash
 CARGO := cargo
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: all demo test setup lint test-rust nostd doc test-naive test-ffi test-py bench vectors conformance-peers fmt clean
+.PHONY: all demo test setup lint test-rust nostd doc test-naive test-peers test-ffi test-py bench vectors conformance-peers fmt clean
 
 all: test
 
@@ -17,7 +17,7 @@ setup:
 demo: setup
 	$(CARGO) run --release --locked -p keyroute-cli -- demo
 
-test: setup lint test-rust nostd doc test-naive test-ffi test-py
+test: setup lint test-rust nostd doc test-naive test-peers test-ffi test-py
 
 lint:
 	$(CARGO) fmt --all --check
@@ -36,6 +36,10 @@ doc:
 ## An independent Python implementation of conformance/SPEC.md agrees with the native vectors.
 test-naive:
 	conformance/naive/run.sh
+
+## The peer vectors still match the real peers: re-capture the library peers live.
+test-peers:
+	conformance/peers/recapture-check.sh
 
 ## The C ABI: header freshness, C99 tests under valgrind (static and shared), the conformance
 ## runner in C, the quickstart, pkg-config install, and Java (JNA) against the real peers.
