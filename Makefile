@@ -6,7 +6,7 @@ SHELL := bash
 CARGO := cargo
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: all demo test setup lint test-rust nostd doc test-naive test-peers test-ffi test-py bench vectors conformance-peers fmt clean
+.PHONY: all demo test setup lint test-rust nostd doc test-naive test-peers test-ffi test-py install bench vectors conformance-peers fmt clean
 
 all: test
 
@@ -49,6 +49,11 @@ test-ffi:
 ## Python: pip install ./py in a fresh venv, mypy, pytest (incl. live memcached and peers).
 test-py:
 	py/test.sh
+
+## The C library, header and pkg-config file: `make install PREFIX=/opt/keyroute` (see ffi/Makefile).
+PREFIX ?= /usr/local
+install: setup
+	$(MAKE) -C ffi install PREFIX=$(PREFIX)
 
 ## Criterion benchmarks side by side with the peers, then every median as a ratio to F.
 bench: setup
