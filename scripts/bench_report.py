@@ -47,7 +47,7 @@ def main():
     print("\nbuild: median ms")
     for n in [1000, 10000]:
         row = []
-        for a in ["ring-v1", "hashring-0.3", "maglev"]:
+        for a in ["ring-v1", "hashring-0.3", "maglev", "maglev-skewed"]:
             t = median_ns(root, "build", a, n)
             row.append(f"{a} {t / 1e6:8.2f} ms" if t else f"{a} -")
         print(f"  N={n:<6} " + "   ".join(row))

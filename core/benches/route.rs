@@ -159,6 +159,17 @@ fn builds(c: &mut Criterion) {
         g.bench_with_input(BenchmarkId::new("maglev", n), &n, |b, _| {
             b.iter(|| Maglev::new(t.clone(), keyroute::DEFAULT_TABLE_SIZE).unwrap())
         });
+        // One node of weight u32::MAX among n − 1 of weight 1: should cost about what the
+        // equal-weight build does (a fill that visits every node every round took seconds).
+        let skewed = Topology::new(
+            (0..n)
+                .map(|i| keyroute::Node::new(format!("cache-{i}")).with_weight(if i == 0 { u32::MAX } else { 1 }))
+                .collect::<Vec<_>>(),
+        )
+        .unwrap();
+        g.bench_with_input(BenchmarkId::new("maglev-skewed", n), &n, |b, _| {
+            b.iter(|| Maglev::new(skewed.clone(), keyroute::DEFAULT_TABLE_SIZE).unwrap())
+        });
     }
     g.finish();
 }

@@ -611,12 +611,19 @@ mod tests {
     }
 
     #[test]
-    fn v1_encoding_is_length_prefixed() {
-        // "ab" with point 1 and "a" + "b1" must not collide: the length prefix separates them.
+    fn v1_points_hash_exactly_the_specified_bytes() {
+        // SPEC.md: point j of node "ab" is xxh3_64(le32(2) || "ab" || le32(j)). Spelled out
+        // byte by byte, so any change to the encoding (dropping the length prefix, another
+        // index width or byte order) fails here, not only in the vector files.
         let t = Topology::new([Node::new("ab"), Node::new("a")].to_vec()).unwrap();
         let ring = Ring::new(t, 4).unwrap();
-        let mut pts: Vec<u64> = (0..ring.points()).filter_map(|i| ring.point_at(i)).map(|p| p.0).collect();
-        pts.dedup();
-        assert_eq!(pts.len(), 8);
+        let points: Vec<(u64, u32)> = (0..ring.points()).filter_map(|i| ring.point_at(i)).collect();
+        for j in 0u8..4 {
+            let ab = hash::xxh3_64(&[2, 0, 0, 0, b'a', b'b', j, 0, 0, 0]);
+            let a = hash::xxh3_64(&[1, 0, 0, 0, b'a', j, 0, 0, 0]);
+            assert!(points.contains(&(ab, 0)), "point {j} of \"ab\"");
+            assert!(points.contains(&(a, 1)), "point {j} of \"a\"");
+        }
+        assert_eq!(points.len(), 8);
     }
 }
