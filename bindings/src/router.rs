@@ -10,6 +10,9 @@ use crate::{Error, ErrorCode, Result, native, presets};
 pub struct Router {
     core: keyroute::Router,
     ids: Vec<String>,
+    algorithm: String,
+    /// The parameters with every default filled in (as in the canonical form).
+    params: Map<String, Value>,
     canonical: String,
     fingerprint: u64,
     version: u64,
@@ -48,11 +51,17 @@ impl Router {
                 return Err(Error::new(ErrorCode::UnknownAlgorithm, format!("unknown algorithm {:?}", spec.algorithm)));
             }
         };
-        let canonical = canonical_json(spec, params);
+        let params = match params {
+            Value::Object(map) => map,
+            _ => Map::new(),
+        };
+        let canonical = canonical_json(spec, &params);
         let fingerprint = keyroute::hash::xxh3_64(canonical.as_bytes());
         Ok(Self {
             core,
             ids: spec.nodes.iter().map(|n| n.id.clone()).collect(),
+            algorithm: spec.algorithm.clone(),
+            params,
             canonical,
             fingerprint,
             version: spec.version,
@@ -120,6 +129,18 @@ impl Router {
         self.ids.is_empty()
     }
 
+    /// The algorithm or preset the spec names.
+    #[must_use]
+    pub fn algorithm(&self) -> &str {
+        &self.algorithm
+    }
+
+    /// Its parameters, every default filled in.
+    #[must_use]
+    pub fn params(&self) -> &Map<String, Value> {
+        &self.params
+    }
+
     /// The canonical JSON of the spec: every default filled in, object keys sorted, no
     /// whitespace. Two specs that route identically and carry the same version have the same
     /// canonical form.
@@ -149,10 +170,10 @@ impl Router {
 
 /// Canonical JSON: `serde_json`'s maps are ordered by key, so serialising a `Value` sorts every
 /// object; node fields that are absent stay absent, defaults are written out.
-fn canonical_json(spec: &Spec, params: Value) -> String {
+fn canonical_json(spec: &Spec, params: &Map<String, Value>) -> String {
     let mut doc = Map::new();
     doc.insert("algorithm".into(), Value::String(spec.algorithm.clone()));
-    doc.insert("params".into(), params);
+    doc.insert("params".into(), Value::Object(params.clone()));
     let nodes = spec.nodes.iter().map(|n| serde_json::to_value(n).unwrap_or(Value::Null)).collect();
     doc.insert("nodes".into(), Value::Array(nodes));
     doc.insert("version".into(), Value::from(spec.version));

@@ -2,24 +2,14 @@
 
 use keyroute_bindings::Router;
 use keyroute_bindings::core::analysis::Method;
-use serde_json::Value;
 
 /// The algorithm a router's spec names, with its parameters: `ring (points_per_weight 160)`.
 pub fn algorithm(r: &Router) -> String {
-    serde_json::from_str::<Value>(r.canonical_json())
-        .ok()
-        .and_then(|v| {
-            let algorithm = v.get("algorithm")?.as_str()?.to_owned();
-            let params = v.get("params").and_then(Value::as_object).filter(|p| !p.is_empty());
-            Some(match params {
-                Some(p) => {
-                    let list: Vec<String> = p.iter().map(|(k, v)| format!("{k} {v}")).collect();
-                    format!("{algorithm} ({})", list.join(", "))
-                }
-                None => algorithm,
-            })
-        })
-        .unwrap_or_else(|| "?".into())
+    if r.params().is_empty() {
+        return r.algorithm().to_owned();
+    }
+    let list: Vec<String> = r.params().iter().map(|(k, v)| format!("{k} {v}")).collect();
+    format!("{} ({})", r.algorithm(), list.join(", "))
 }
 
 /// `0.2503` → `25.0%`.
