@@ -12,8 +12,8 @@ use alloc::boxed::Box;
 use alloc::vec;
 use alloc::vec::Vec;
 
-pub(crate) use table::PointTable;
 pub use table::{LookupRule, TieBreak};
+pub(crate) use table::{PointTable, Probe};
 
 use crate::{Error, KeyHash, Result, Topology, hash, replicas};
 
@@ -218,7 +218,7 @@ impl Ring {
         if scheme.point_bits() == 128 {
             return Self::with_wide_points(topology, scheme, total as usize, reachable);
         }
-        let generate = |emit: &mut dyn FnMut(u64, u32)| {
+        let generate = |emit: &mut dyn FnMut(&[u64], u32)| {
             let mut name = Vec::new();
             for i in 0..node_count {
                 let names = scheme.names_for(&topology, i);
@@ -259,7 +259,7 @@ impl Ring {
         }
         let table = PointTable::build(total, 64, topology.len(), scheme.ties, |emit| {
             for &(hi, _, o) in &points {
-                emit(hi, o);
+                emit(&[hi], o);
             }
         })?;
         let mut low = vec![0u64; total];
@@ -341,30 +341,51 @@ impl Ring {
             for (o, k) in out.iter_mut().zip(keys) {
                 *o = self.route(k.as_ref());
             }
-            return Ok(());
-        }
-        const LANES: usize = 8;
-        let mut keys = keys.chunks_exact(LANES);
-        let mut outs = out.chunks_exact_mut(LANES);
-        for (k, o) in keys.by_ref().zip(outs.by_ref()) {
-            let mut h = [0u64; LANES];
-            for (hi, ki) in h.iter_mut().zip(k) {
-                *hi = self.key_hash.hash(ki.as_ref());
-            }
-            // Touch each key's run first: the eight independent loads overlap in flight.
-            let mut touched = 0u64;
-            for &hi in &h {
-                touched ^= self.table.slot(self.table.run_start(hi));
-            }
-            core::hint::black_box(touched);
-            for (oi, &hi) in o.iter_mut().zip(&h) {
-                *oi = self.route_hash(hi);
-            }
-        }
-        for (k, o) in keys.remainder().iter().zip(outs.into_remainder()) {
-            *o = self.route(k.as_ref());
+        } else if self.key_hash == KeyHash::Xxh3 {
+            self.route_lanes(keys, out, hash::xxh3_64);
+        } else {
+            self.route_lanes(keys, out, |k| self.key_hash.hash(k));
         }
         Ok(())
+    }
+
+    /// Routes keys eight at a time through a three-stage pipeline: while one group's slots are
+    /// compared, the next group's index entries are read (and its slots prefetched), and the
+    /// group after that is hashed (and its index entries prefetched). Every read a stage makes
+    /// was requested a group earlier, so the cache misses of many keys overlap instead of each
+    /// lookup waiting on its own two.
+    #[inline(always)]
+    fn route_lanes<K: AsRef<[u8]>>(&self, keys: &[K], out: &mut [u32], hash: impl Fn(&[u8]) -> u64) {
+        const LANES: usize = 8;
+        let groups = keys.len() / LANES;
+        let mut hashes = [0u64; LANES];
+        let mut probes = [Probe::default(); LANES];
+        for g in 0..groups + 2 {
+            // Stage 3, group g - 2: compare the slots.
+            if let Some(o) = g.checked_sub(2).and_then(|d| out.get_mut(d * LANES..(d + 1) * LANES)) {
+                for (oi, &p) in o.iter_mut().zip(&probes) {
+                    *oi = self.table.owner_at(p);
+                }
+            }
+            // Stage 2, group g - 1: read the index entries.
+            if (1..=groups).contains(&g) {
+                for (p, &h) in probes.iter_mut().zip(&hashes) {
+                    *p = self.table.probe(h);
+                    self.table.prefetch_window(p);
+                }
+            }
+            // Stage 1, group g: hash the keys.
+            if let Some(k) = keys.get(g * LANES..(g + 1) * LANES) {
+                for (h, ki) in hashes.iter_mut().zip(k) {
+                    *h = self.lookup.adjust(hash(ki.as_ref()));
+                    self.table.prefetch_probe(*h);
+                }
+            }
+        }
+        let done = groups * LANES;
+        for (k, o) in keys.iter().zip(out.iter_mut()).skip(done) {
+            *o = self.table.owner_of(hash(k.as_ref()), self.lookup);
+        }
     }
 
     /// Writes `out.len()` distinct nodes for `key` in preference order: clockwise from the
@@ -495,7 +516,7 @@ fn emit_node_points(
     i: u32,
     names: u64,
     buf: &mut Vec<u8>,
-    emit: &mut dyn FnMut(u64, u32),
+    emit: &mut dyn FnMut(&[u64], u32),
 ) {
     let Some(node) = topology.node(i) else { return };
     match &scheme.placement {
@@ -507,22 +528,25 @@ fn emit_node_points(
             const LANES: usize = 64;
             let stride = 4 + node.id().len() + 4;
             buf.clear();
-            for _ in 0..LANES {
-                buf.extend_from_slice(&(node.id().len() as u32).to_le_bytes());
-                buf.extend_from_slice(node.id());
-                buf.extend_from_slice(&[0; 4]);
+            buf.extend_from_slice(&(node.id().len() as u32).to_le_bytes());
+            buf.extend_from_slice(node.id());
+            buf.extend_from_slice(&[0; 4]);
+            while buf.len() < LANES * stride {
+                buf.extend_from_within(..buf.len().min(LANES * stride - buf.len()));
             }
+            let mut hashes = [0u64; LANES];
             let mut k = 0u64;
             while k < names {
                 let lanes = (names - k).min(LANES as u64) as usize;
                 for (lane, name) in buf.chunks_exact_mut(stride).take(lanes).enumerate() {
-                    if let Some(tail) = name.get_mut(stride - 4..) {
-                        tail.copy_from_slice(&((k + lane as u64) as u32).to_le_bytes());
+                    if let Some(tail) = name.last_chunk_mut::<4>() {
+                        *tail = ((k + lane as u64) as u32).to_le_bytes();
                     }
                 }
-                for name in buf.chunks_exact(stride).take(lanes) {
-                    emit(hash::xxh3_64(name), i);
+                for (h, name) in hashes.iter_mut().zip(buf.chunks_exact(stride)).take(lanes) {
+                    *h = hash::xxh3_64(name);
                 }
+                emit(hashes.get(..lanes).unwrap_or(&[]), i);
                 k += lanes as u64;
             }
         }
@@ -535,13 +559,15 @@ fn emit_node_points(
                 match *digest {
                     NameDigest::Md5Words(n) => {
                         let d = hash::md5(buf);
-                        for w in d.chunks_exact(4).take(usize::from(n)) {
+                        let mut words = [0u64; 4];
+                        for (word, w) in words.iter_mut().zip(d.chunks_exact(4)) {
                             if let [a, b, c, e] = *w {
-                                emit(u64::from(u32::from_le_bytes([a, b, c, e])), i);
+                                *word = u64::from(u32::from_le_bytes([a, b, c, e]));
                             }
                         }
+                        emit(words.get(..usize::from(n)).unwrap_or(&[]), i);
                     }
-                    NameDigest::Hash(h) => emit(h.hash(buf), i),
+                    NameDigest::Hash(h) => emit(&[h.hash(buf)], i),
                 }
             }
         }
@@ -554,7 +580,7 @@ fn emit_node_points(
                 d.update(base);
                 d.update(&prev.to_le_bytes());
                 prev = d.finalize();
-                emit(u64::from(prev), i);
+                emit(&[u64::from(prev)], i);
             }
         }
     }

@@ -1,20 +1,28 @@
 //! The sorted point table behind every ring.
 //!
-//! Layout, chosen so a lookup is two dependent reads (index entry, then one cache line of
-//! points) and the table costs about 10 bytes per point:
+//! Layout, chosen so a lookup is two dependent reads (index entry, then one or two cache lines
+//! of points) and the table costs 9 to 11 bytes per point:
 //!
 //! - the point space (`width` bits: 64 for ring-v1, 32 for the ketama family) is cut into
-//!   `2^b` buckets by its top `b` bits (about two points per bucket), and `index[k]` is the position of the first point of
-//!   bucket `k` (a counting sort by bucket builds both in O(n));
+//!   `2^b` buckets by its top `b` bits (1.5 to 3 points per bucket on average), and `index[k]`
+//!   is the position of the first point of bucket `k` (a counting sort by bucket builds both
+//!   in O(n));
 //! - a point in bucket `k` no longer needs its top `b` bits, so each slot stores the point's
 //!   remaining `r = width - b` bits at the top of a `u64` and the owning node's index in the
 //!   free low `64 - r` bits. Comparing a stored slot with the key's shifted low bits compares
 //!   the points exactly, and the owner comes out of the same read. `b` is chosen large enough
 //!   that every node index fits.
 //!
-//! A lookup reads `index[k]`, `index[k+1]`, then scans up to four slots branch-free; a bucket
-//! holding more than four points (about 5% with two per bucket on average, or when a 15-bit peer hash
-//! clusters everything) falls back to a binary search of the rest of the bucket.
+//! A lookup reads `index[k]`, `index[k+1]`, then compares the bucket's first [`WINDOW`] slots
+//! and picks the owner with conditional moves, no branch depending on the key. A key past
+//! the window in a longer bucket (under 2% of keys; more when a narrow peer hash crowds the
+//! points) falls back to a binary search of the rest of the bucket.
+//!
+//! Why branch-free: which way each comparison goes depends on the key, so a branch on it is
+//! mispredicted for a large share of lookups, and each misprediction costs more than the
+//! whole lookup otherwise does. An earlier layout with 2 to 4 points per bucket, a branch on
+//! the bucket's length and a second read at the found position measured 4.1×F at N=10;
+//! this one about 2.8×F (BENCHMARKS.md).
 
 use alloc::boxed::Box;
 use alloc::vec;
@@ -45,7 +53,7 @@ pub enum LookupRule {
 impl LookupRule {
     /// The hash a lower-bound search needs to answer this rule.
     #[inline(always)]
-    fn adjust(self, h: u64) -> u64 {
+    pub(crate) fn adjust(self, h: u64) -> u64 {
         match self {
             Self::LowerBound => h,
             Self::Strict => h.wrapping_add(1),
@@ -56,13 +64,25 @@ impl LookupRule {
 /// Top bits of the point space that split a build into partitions (at most 256).
 const PARTITION_BITS: u32 = 8;
 
-/// Slots scanned without branching before falling back to a binary search.
-const WINDOW: usize = 4;
+/// Slots compared without branching before falling back to a binary search.
+const WINDOW: usize = 6;
 
-/// Average points per index bucket: small enough that a bucket almost always fits the scan
-/// window (95% of buckets hold at most four points), large enough that the index costs about
-/// two bytes per point.
-const POINTS_PER_BUCKET: usize = 2;
+/// At most this many points per index bucket on average (at least half as many: the bucket
+/// count is a power of two). With 1.5 to 3 points a bucket, 98.3–99.9% of keys fall within the
+/// window (a Poisson count of points per bucket), and the index costs 1.3 to 2.7 bytes per
+/// point on top of the 8-byte slots.
+const POINTS_PER_BUCKET: usize = 3;
+
+/// A hash's bucket, read from the index: the first half of a lookup.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Probe {
+    /// Position of the bucket's first point.
+    lo: usize,
+    /// Points in the bucket.
+    run: usize,
+    /// The hash's low bits in slot form (owner bits zero).
+    key: u64,
+}
 
 /// Points sorted by (value, tie-break), packed with their owners, plus a top-bits index.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -80,14 +100,15 @@ pub(crate) struct PointTable {
 }
 
 impl PointTable {
-    /// Builds the table from a generator that emits `(point, owner)` pairs.
+    /// Builds the table from a generator that emits points in batches, each batch with the
+    /// one node that owns all of its points (a call per batch rather than per point).
     ///
-    /// `generate` is called twice and must emit the same `count` pairs both times: the first
-    /// pass counts points per bucket, the second scatters them into place, so no temporary
-    /// array of all points is ever held. Points must be below `2^width`.
+    /// `generate` is called twice and must emit the same `count` points both times: the first
+    /// pass counts points per partition, the second scatters them into place, so no temporary
+    /// array of all points is ever held beside the table. Points must be below `2^width`.
     pub(crate) fn build<G>(count: usize, width: u32, nodes: usize, ties: TieBreak, generate: G) -> Result<Self>
     where
-        G: Fn(&mut dyn FnMut(u64, u32)),
+        G: Fn(&mut dyn FnMut(&[u64], u32)),
     {
         if count == 0 {
             return Err(Error::ZeroTotalWeight);
@@ -98,7 +119,7 @@ impl PointTable {
         if !(1..=64).contains(&width) {
             return Err(Error::InvalidParameter("point width must be 1 to 64 bits"));
         }
-        // Enough bucket bits for about four points a bucket, and for the owner to fit in the
+        // Enough bucket bits for 1.5 to 3 points a bucket, and for the owner to fit in the
         // low bits freed by the bucket bits (64 - r >= bits needed for a node index).
         // Bits for any node index with the all-ones value left unused (see `position`).
         let owner_bits = usize::BITS - nodes.leading_zeros();
@@ -122,12 +143,14 @@ impl PointTable {
         let mut part_start = vec![0u32; (1usize << part_bits) + 1];
         let mut seen = 0usize;
         let mut out_of_range = false;
-        generate(&mut |p, _| {
-            match part_start.get_mut((p >> part_shift) as usize + 1) {
-                Some(c) => *c += 1,
-                None => out_of_range = true,
+        generate(&mut |points, _| {
+            for &p in points {
+                match part_start.get_mut((p >> part_shift) as usize + 1) {
+                    Some(c) => *c += 1,
+                    None => out_of_range = true,
+                }
             }
-            seen += 1;
+            seen += points.len();
         });
         if seen != count || out_of_range {
             return Err(Error::InvalidParameter("point generator is inconsistent"));
@@ -142,20 +165,26 @@ impl PointTable {
         let mut slots = vec![u64::MAX; count + WINDOW];
         let mut owners = vec![0u32; count];
         let mut cursor = part_start.clone();
-        generate(&mut |p, owner| {
-            if let Some(c) = cursor.get_mut((p >> part_shift) as usize) {
-                let at = *c as usize;
-                if let (Some(slot), Some(o)) = (slots.get_mut(at), owners.get_mut(at)) {
-                    *slot = p;
-                    *o = owner;
+        generate(&mut |points, owner| {
+            for &p in points {
+                if let Some(c) = cursor.get_mut((p >> part_shift) as usize) {
+                    let at = *c as usize;
+                    if let (Some(slot), Some(o)) = (slots.get_mut(at), owners.get_mut(at)) {
+                        *slot = p;
+                        *o = owner;
+                    }
+                    *c += 1;
                 }
-                *c += 1;
             }
         });
         drop(cursor);
 
+        // Each partition, now small enough for the cache: count its points per bucket, place
+        // them packed, and sort each bucket's run (a few points) while it is still cached.
+        let owner_mask = owner_mask(low_bits);
         let mut index = vec![0u32; buckets + 1];
         let mut scratch: Vec<(u64, u32)> = Vec::new();
+        let mut fill: Vec<u32> = Vec::new();
         for q in 0..part_start.len() - 1 {
             let (lo, hi) = (
                 part_start.get(q).copied().unwrap_or(0) as usize,
@@ -164,7 +193,6 @@ impl PointTable {
             let (Some(points), Some(owns)) = (slots.get(lo..hi), owners.get(lo..hi)) else { continue };
             scratch.clear();
             scratch.extend(points.iter().copied().zip(owns.iter().copied()));
-            // This partition's buckets: count, prefix (absolute positions), scatter packed.
             let first_bucket = q * per_part;
             let Some(local) = index.get_mut(first_bucket..first_bucket + per_part + 1) else { continue };
             for &(p, _) in &scratch {
@@ -181,7 +209,8 @@ impl PointTable {
                     *c += prev;
                 }
             }
-            let mut fill: Vec<u32> = local.get(..per_part).map(<[u32]>::to_vec).unwrap_or_default();
+            fill.clear();
+            fill.extend_from_slice(local.get(..per_part).unwrap_or(&[]));
             for &(p, owner) in &scratch {
                 if let Some(c) = fill.get_mut((p >> low_bits) as usize - first_bucket) {
                     if let Some(slot) = slots.get_mut(*c as usize) {
@@ -190,20 +219,13 @@ impl PointTable {
                     *c += 1;
                 }
             }
+            for run in local.windows(2) {
+                let [start, end] = *run else { continue };
+                sort_run(&mut slots, start as usize, end.wrapping_sub(start) as usize, ties, owner_mask);
+            }
         }
         drop(owners);
 
-        let owner_mask = owner_mask(low_bits);
-        for k in 0..buckets {
-            let (lo, hi) =
-                (index.get(k).copied().unwrap_or(0) as usize, index.get(k + 1).copied().unwrap_or(0) as usize);
-            if let Some(run) = slots.get_mut(lo..hi) {
-                match ties {
-                    TieBreak::FirstNode => run.sort_unstable(),
-                    TieBreak::LastNode => run.sort_unstable_by_key(|&s| (s & !owner_mask, !(s & owner_mask))),
-                }
-            }
-        }
         // The first padding slot carries the owner of position 0, so a lookup that runs past
         // the last point wraps without a branch (its point bits are never compared).
         let first = slots.first().copied().unwrap_or(0) & owner_mask;
@@ -225,55 +247,113 @@ impl PointTable {
         self.len
     }
 
-    /// Position of the first point `>= h`, or `len` when there is none (the wrap).
+    /// Reads the index for `h`: where its bucket's run of points starts, how long it is, and `h`
+    /// in slot form. Hashes past the point space (a strict lookup of its last value) land on
+    /// `len`, the wrap.
+    #[inline(always)]
+    pub(crate) fn probe(&self, h: u64) -> Probe {
+        let k = (h >> self.low_bits) as usize;
+        match self.index.get(k..k + 2) {
+            // A slot sorts below `key` exactly when its point is below `h`: the owner bits sit
+            // under the point's low bits, and `key` has zeros there.
+            Some(&[lo, hi]) => Probe { lo: lo as usize, run: hi.wrapping_sub(lo) as usize, key: h << self.key_shift },
+            _ => Probe { lo: self.len, run: 0, key: 0 },
+        }
+    }
+
+    /// Asks the cache for the index entry [`Self::probe`] will read for `h`.
+    #[inline(always)]
+    pub(crate) fn prefetch_probe(&self, h: u64) {
+        prefetch(self.index.get((h >> self.low_bits) as usize));
+    }
+
+    /// Asks the cache for the slots [`Self::owner_at`] will read for `p` (the window may
+    /// straddle two cache lines).
+    #[inline(always)]
+    pub(crate) fn prefetch_window(&self, p: &Probe) {
+        prefetch(self.slots.get(p.lo));
+        prefetch(self.slots.get(p.lo + WINDOW));
+    }
+
+    /// Position of the first point `>=` the probed hash, or `len` when there is none (the wrap).
     ///
     /// A strict (`>`) lookup is this with `h + 1`: with integer points, "first point > h" is
     /// "first point >= h + 1", and `h + 1` past the point space lands on `len`, the wrap.
+    ///
+    /// The run is sorted, so the position is the run's start plus how many of its slots sort
+    /// below the key; the first [`WINDOW`] are counted without a branch (which way each
+    /// comparison goes depends on the key, so branches on them would be mispredicted). Slots
+    /// read past the run belong to later buckets and are not counted. Only a key past the
+    /// last slot of the window in a longer run goes on to search the rest: under 1% of keys with
+    /// the bucket count `bucket_bits` chooses, and tested by one comparison, so the branch is
+    /// almost never taken rather than taken whenever a run is long.
     #[inline(always)]
-    fn lower_bound(&self, h: u64) -> usize {
-        let k = (h >> self.low_bits) as usize;
-        let (lo, hi) = match self.index.get(k..k + 2) {
-            Some(&[lo, hi]) => (lo as usize, hi as usize),
-            _ => return self.len,
+    fn lower_bound(&self, p: Probe) -> usize {
+        let Some(window) = self.window(p.lo) else {
+            return self.len;
         };
-        let run = hi.wrapping_sub(lo);
-        // A slot sorts below `key` exactly when its point is below `h`: the owner bits sit
-        // under the point's low bits, and `key` has zeros there.
-        let key = h << self.key_shift;
-        // Bit j is set when slot lo+j sorts below the key. Inside the run the set bits form a
-        // prefix (the run is sorted); past the run they mean nothing, hence the `min`.
-        let mut below_mask = 0u32;
-        if let Some(window) = self.slots.get(lo..lo + WINDOW) {
-            for (j, &s) in window.iter().enumerate() {
-                below_mask |= u32::from(s < key) << j;
-            }
+        let mut below = 0;
+        for (j, s) in window.into_iter().enumerate() {
+            below += usize::from((s < p.key) & (j < p.run));
         }
-        let mut below = ((!below_mask).trailing_zeros() as usize).min(run);
-        if run > WINDOW && below == WINDOW {
-            let rest = self.slots.get(lo + WINDOW..hi).unwrap_or(&[]);
-            below += rest.partition_point(|&s| s < key);
+        // `below == WINDOW` with a longer run, as one comparison of a sum: LLVM splits a
+        // branch on `a && b` into two branches, the first of them on the run's length.
+        if below + usize::from(p.run > WINDOW) > WINDOW {
+            return self.past_window(p.lo, p.run, p.key);
         }
-        lo + below
+        p.lo + below
+    }
+
+    /// The [`WINDOW`] slots from `lo` (in range for every `lo <= len`, thanks to the padding).
+    #[inline(always)]
+    fn window(&self, lo: usize) -> Option<[u64; WINDOW]> {
+        self.slots.get(lo..lo + WINDOW).and_then(|w| <[u64; WINDOW]>::try_from(w).ok())
+    }
+
+    /// [`Self::lower_bound`] for a key past the window: a binary search of the run's rest.
+    #[cold]
+    fn past_window(&self, lo: usize, run: usize, key: u64) -> usize {
+        let rest = self.slots.get(lo + WINDOW..lo + run).unwrap_or(&[]);
+        lo + WINDOW + rest.partition_point(|&s| s < key)
     }
 
     /// Position of the point a hash lands on, wrapping to 0.
     #[inline]
     pub(crate) fn position(&self, h: u64, rule: LookupRule) -> usize {
-        let at = self.lower_bound(rule.adjust(h));
+        let at = self.lower_bound(self.probe(rule.adjust(h)));
         if at >= self.len { 0 } else { at }
     }
 
-    /// Owner of the point a hash lands on (the hot path: no wrap branch).
+    /// Owner of the point a hash lands on (the hot path).
     #[inline(always)]
     pub(crate) fn owner_of(&self, h: u64, rule: LookupRule) -> u32 {
-        self.owner(self.lower_bound(rule.adjust(h)))
+        self.owner_at(self.probe(rule.adjust(h)))
     }
 
-    /// Start of the run a hash falls in (batch lookups touch it early).
-    #[inline]
-    pub(crate) fn run_start(&self, h: u64) -> usize {
-        let k = (h >> self.low_bits) as usize;
-        self.index.get(k).copied().unwrap_or(0) as usize
+    /// Owner of the point a probe lands on: [`Self::lower_bound`] without a second read at the
+    /// found position.
+    ///
+    /// The answer is slot `min(run, first j with s_j >= key)` — the slot just past the run is
+    /// the next bucket's first point, or at `len` the padding slot that carries the owner of
+    /// position 0, so the wrap needs no branch. Walking down the window, every slot that would
+    /// end the search replaces the pick, with conditional moves. When none does — the key lies
+    /// past the window in a longer run — the pick keeps its starting value, `u64::MAX`, which
+    /// no point's slot can hold (the all-ones owner index is never used), and the general
+    /// search takes over. That one comparison is the only branch that depends on the key, and
+    /// it is almost never taken.
+    #[inline(always)]
+    pub(crate) fn owner_at(&self, p: Probe) -> u32 {
+        let Some(window) = self.window(p.lo) else {
+            return self.owner(self.len);
+        };
+        let mut pick = u64::MAX;
+        for (j, &s) in window.iter().enumerate().rev() {
+            pick = core::hint::select_unpredictable((s >= p.key) | (j >= p.run), s, pick);
+        }
+        if pick == u64::MAX {
+            return self.owner(self.lower_bound(p));
+        }
+        (pick & self.owner_mask) as u32
     }
 
     /// Owner of the point at `i`.
@@ -282,9 +362,9 @@ impl PointTable {
         (self.slots.get(i).copied().unwrap_or(0) & self.owner_mask) as u32
     }
 
-    /// The packed slot at `i` (for touching memory early).
+    /// The packed slot at `i` (0 when out of range).
     #[inline]
-    pub(crate) fn slot(&self, i: usize) -> u64 {
+    fn slot(&self, i: usize) -> u64 {
         self.slots.get(i).copied().unwrap_or(0)
     }
 
@@ -322,6 +402,68 @@ impl PointTable {
     }
 }
 
+/// A hint that `what` will be read soon: a prefetch instruction where the target has a stable
+/// one, nothing elsewhere (the batch's stages still overlap their reads out of order).
+#[inline(always)]
+fn prefetch<T>(what: Option<&T>) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(at) = what {
+        // SAFETY: a prefetch is only a hint to the cache: it never faults and its result is not
+        // read, and SSE, which provides it, is part of every x86_64 target.
+        unsafe { core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>((at as *const T).cast()) }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = what;
+}
+
+/// Sorts one bucket's packed slots by point, ties by [`TieBreak`].
+///
+/// Runs hold 1.5 to 3 points on average, and a branch on a run's length (or on each
+/// comparison of an insertion sort) would be mispredicted about once a bucket, which was the
+/// largest cost of building a large ring. So the first four slots from the run's start go
+/// through a five-comparator sorting network of conditional moves, with slots past the run
+/// keyed as `u64::MAX` (above every real slot: the all-ones owner is never used) so that they
+/// never move. Only a run longer than four takes a branch, to the library sort.
+#[inline(always)]
+fn sort_run(slots: &mut [u64], start: usize, run: usize, ties: TieBreak, owner_mask: u64) {
+    // Same point: the first node first, or the last (its owner bits inverted sort first).
+    let flip = match ties {
+        TieBreak::FirstNode => 0,
+        TieBreak::LastNode => owner_mask,
+    };
+    if run > 4 {
+        if let Some(r) = slots.get_mut(start..start + run) {
+            r.sort_unstable_by_key(|&s| s ^ flip);
+        }
+        return;
+    }
+    let Some(w) = slots.get_mut(start..start + 4) else { return };
+    let Ok(w) = <&mut [u64; 4]>::try_from(w) else { return };
+    let mut k = [0u64; 4];
+    for (j, (kj, &s)) in k.iter_mut().zip(w.iter()).enumerate() {
+        *kj = core::hint::select_unpredictable(j < run, s ^ flip, u64::MAX);
+    }
+    let [mut k0, mut k1, mut k2, mut k3] = k;
+    exchange(&mut k0, &mut k1);
+    exchange(&mut k2, &mut k3);
+    exchange(&mut k0, &mut k2);
+    exchange(&mut k1, &mut k3);
+    exchange(&mut k1, &mut k2);
+    let k = [k0, k1, k2, k3];
+    // The keys are the slots (flipped back); slots past the run kept their places.
+    for (j, (s, &kj)) in w.iter_mut().zip(k.iter()).enumerate() {
+        *s = core::hint::select_unpredictable(j < run, kj ^ flip, *s);
+    }
+}
+
+/// A comparator of a sorting network: `a <= b` afterwards, without a branch.
+#[inline(always)]
+fn exchange(a: &mut u64, b: &mut u64) {
+    let (lo, hi) = ((*a).min(*b), (*a).max(*b));
+    *a = lo;
+    *b = hi;
+}
+
 /// The low `r` bits of `p` (`r` in 1..=63), moved to the top of a `u64`.
 #[inline]
 fn low_part(p: u64, r: u32) -> u64 {
@@ -336,8 +478,8 @@ fn owner_mask(r: u32) -> u64 {
 
 /// `log2` of the bucket count: about [`POINTS_PER_BUCKET`] points per bucket.
 fn bucket_bits(count: usize) -> u32 {
-    let target = (count / POINTS_PER_BUCKET).max(1);
-    usize::BITS - 1 - target.leading_zeros()
+    let target = count.div_ceil(POINTS_PER_BUCKET).max(1);
+    target.next_power_of_two().trailing_zeros()
 }
 
 #[cfg(test)]
@@ -347,7 +489,7 @@ mod tests {
     fn table(points: &[(u64, u32)], width: u32, nodes: usize, ties: TieBreak) -> PointTable {
         PointTable::build(points.len(), width, nodes, ties, |emit| {
             for &(p, o) in points {
-                emit(p, o);
+                emit(&[p], o);
             }
         })
         .unwrap()
@@ -374,6 +516,9 @@ mod tests {
                     pts.push((pts[0].0, (nodes - 1) as u32));
                     pts.push((mask, 0));
                     pts.push((0, (nodes - 1) as u32));
+                    // A cluster of 24 points in one bucket, so lookups run past the scan window.
+                    let base = next() & mask;
+                    pts.extend((0..24u64).map(|j| ((base & !0xff) | (j * 7), (j % nodes as u64) as u32)));
                     for ties in [TieBreak::FirstNode, TieBreak::LastNode] {
                         let t = table(&pts, width, nodes, ties);
                         let mut sorted = pts.clone();
@@ -397,6 +542,7 @@ mod tests {
                                     sorted[want].1,
                                     "w{width} n{count} h{h:x} {rule:?}"
                                 );
+                                assert_eq!(t.owner_of(h, rule), sorted[want].1, "w{width} n{count} h{h:x} {rule:?}");
                             }
                         }
                     }
