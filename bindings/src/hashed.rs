@@ -38,12 +38,22 @@ impl Router {
     /// (rendezvous, multi-probe, slots, and presets that check or rewrite keys first);
     /// `invalid_key` for a key the algorithm cannot take.
     pub fn key_hash(&self, key: &[u8]) -> Result<u64> {
-        Ok(match self.hashed()? {
-            Hashed::Ring(r) => r.key_hash().hash(key),
-            Hashed::Jump(r) => r.key_input(key)?,
+        self.key_hasher()?.hash(key)
+    }
+
+    /// [`Router::key_hash`] resolved once, for hashing many keys without dispatching on the
+    /// algorithm for each.
+    ///
+    /// # Errors
+    /// `route_hash_unsupported` as [`Router::key_hash`].
+    pub fn key_hasher(&self) -> Result<KeyHasher<'_>> {
+        Ok(KeyHasher(match self.hashed()? {
+            Hashed::Ring(r) if r.key_hash() == keyroute::KeyHash::Xxh3 => HasherKind::Xxh3,
+            Hashed::Ring(r) => HasherKind::Hash(r.key_hash()),
+            Hashed::Jump(r) => HasherKind::Jump(r),
             // conformance/SPEC.md: maglev-v1 and modulo route on H(key) = xxh3(key).
-            Hashed::Maglev(_) | Hashed::Modulo(_) => keyroute::hash::xxh3_64(key),
-        })
+            Hashed::Maglev(_) | Hashed::Modulo(_) => HasherKind::Xxh3,
+        }))
     }
 
     /// The owner of any key whose [`Router::key_hash`] is `hash` (a node index).
@@ -70,12 +80,39 @@ impl Router {
             .get_mut(..hashes.len())
             .ok_or_else(|| Error::new(ErrorCode::BufferTooSmall, "the output is shorter than the hashes"))?;
         match hashed {
-            Hashed::Ring(r) => fill(hashes, out, |h| r.route_hash(h)),
+            Hashed::Ring(r) => r.route_hash_batch(hashes, out).map_err(Error::from)?,
             Hashed::Jump(r) => fill(hashes, out, |h| r.route_hash(h)),
             Hashed::Maglev(r) => fill(hashes, out, |h| r.route_hash(h)),
             Hashed::Modulo(r) => fill(hashes, out, |h| r.route_hash(h)),
         }
         Ok(())
+    }
+}
+
+/// A router's key hash ([`Router::key_hasher`]): `hash(key) == router.key_hash(key)`.
+#[derive(Debug, Clone, Copy)]
+pub struct KeyHasher<'a>(HasherKind<'a>);
+
+#[derive(Debug, Clone, Copy)]
+enum HasherKind<'a> {
+    Xxh3,
+    Hash(keyroute::KeyHash),
+    Jump(&'a keyroute::Jump),
+}
+
+impl KeyHasher<'_> {
+    /// The 64-bit number the router routes `key` on.
+    ///
+    /// # Errors
+    /// `invalid_key` for a key the algorithm cannot take (a `u64be` jump key that is not 8
+    /// bytes).
+    #[inline]
+    pub fn hash(&self, key: &[u8]) -> Result<u64> {
+        Ok(match self.0 {
+            HasherKind::Xxh3 => keyroute::hash::xxh3_64(key),
+            HasherKind::Hash(h) => h.hash(key),
+            HasherKind::Jump(r) => r.key_input(key)?,
+        })
     }
 }
 
@@ -104,6 +141,8 @@ mod tests {
             ("jump", "{}"),
             ("maglev", r#"{"table_size":251}"#),
             ("modulo", "{}"),
+            // A peer ring: 32-bit points and the strict (`>`) lookup rule.
+            ("python-hash-ring", "{}"),
         ] {
             let r = router(algorithm, params);
             let keys: Vec<Vec<u8>> = (0..2000u32).map(|i| format!("key-{i}").into_bytes()).collect();

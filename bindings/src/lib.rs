@@ -27,6 +27,7 @@ mod spec;
 mod transition;
 
 pub use error::{Error, ErrorCode, Result};
+pub use hashed::KeyHasher;
 pub use router::Router;
 pub use shared::SharedRouter;
 pub use spec::{MAX_SPEC_BYTES, MAX_VERSION, NodeSpec, Spec};

@@ -77,6 +77,7 @@ fn type_name(obj: &Bound<'_, PyAny>) -> String {
 /// As [`key_bytes`], with the key's position in the message; `KeyTypeError` when `keys` is
 /// itself a single key (a `str` would otherwise be routed character by character) or not
 /// iterable; `f`'s errors as they are.
+#[inline]
 fn for_each_key(keys: &Bound<'_, PyAny>, mut f: impl FnMut(usize, &[u8]) -> PyResult<()>) -> PyResult<()> {
     let py = keys.py();
     let not_a_batch = |what: &str| {
@@ -129,6 +130,23 @@ fn for_each_key(keys: &Bound<'_, PyAny>, mut f: impl FnMut(usize, &[u8]) -> PyRe
         f(i, &key_bytes(&key).map_err(|e| with_index(py, e, i))?)?;
     }
     Ok(())
+}
+
+/// The routing hash of every key of `keys` (see [`keyroute_bindings::Router::key_hasher`]):
+/// each key is hashed where it lies, with
+/// the GIL held, so no key is copied and only the hashes (8 bytes a key) are kept.
+///
+/// # Errors
+/// As [`for_each_key`]; a key the router cannot take (a `u64be` jump key that is not 8
+/// bytes) with its position in the message.
+pub(crate) fn hashes(keys: &Bound<'_, PyAny>, hasher: keyroute_bindings::KeyHasher<'_>) -> PyResult<Vec<u64>> {
+    let py = keys.py();
+    let mut out = Vec::with_capacity(keys.len().unwrap_or(0));
+    for_each_key(keys, |i, key| {
+        out.push(hasher.hash(key).map_err(|e| with_index(py, errors::to_py(py, &e), i))?);
+        Ok(())
+    })?;
+    Ok(out)
 }
 
 /// Many keys copied into one buffer, so they can be routed with the GIL released while other

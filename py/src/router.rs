@@ -214,6 +214,13 @@ pub(crate) fn replicas(
 }
 
 pub(crate) fn route_many(py: Python<'_>, router: &Router, keys: &Bound<'_, PyAny>) -> PyResult<Vec<u32>> {
+    if let Ok(hasher) = router.key_hasher() {
+        // Hash each key in place (no copy), then route the hashes without the GIL.
+        let hashes = keys::hashes(keys, hasher)?;
+        let mut out = vec![0u32; hashes.len()];
+        py.detach(|| router.route_hash_batch(&hashes, &mut out)).map_err(|e| errors::to_py(py, &e))?;
+        return Ok(out);
+    }
     let batch = KeyBatch::collect(keys)?;
     let mut out = vec![0u32; batch.len()];
     let routed = py.detach(|| {

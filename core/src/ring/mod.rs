@@ -342,22 +342,39 @@ impl Ring {
                 *o = self.route(k.as_ref());
             }
         } else if self.key_hash == KeyHash::Xxh3 {
-            self.route_lanes(keys, out, hash::xxh3_64);
+            self.route_lanes(keys, out, |k| hash::xxh3_64(k.as_ref()));
         } else {
-            self.route_lanes(keys, out, |k| self.key_hash.hash(k));
+            self.route_lanes(keys, out, |k| self.key_hash.hash(k.as_ref()));
         }
         Ok(())
     }
 
-    /// Routes keys eight at a time through a three-stage pipeline: while one group's slots are
-    /// compared, the next group's index entries are read (and its slots prefetched), and the
-    /// group after that is hashed (and its index entries prefetched). Every read a stage makes
-    /// was requested a group earlier, so the cache misses of many keys overlap instead of each
-    /// lookup waiting on its own two.
+    /// [`Ring::route_hash`] for many hashes into `out` (same length), overlapping their memory
+    /// reads as [`Ring::route_batch`] does.
+    ///
+    /// # Errors
+    /// [`Error::BufferTooSmall`] when `out` is shorter than `hashes`.
+    pub fn route_hash_batch(&self, hashes: &[u64], out: &mut [u32]) -> Result<()> {
+        let out = out.get_mut(..hashes.len()).ok_or(Error::BufferTooSmall)?;
+        if self.low.is_empty() {
+            self.route_lanes(hashes, out, |&h| h);
+        } else {
+            for (o, &h) in out.iter_mut().zip(hashes) {
+                *o = self.route_hash(h);
+            }
+        }
+        Ok(())
+    }
+
+    /// Routes inputs eight at a time through a three-stage pipeline: while one group's slots
+    /// are compared, the next group's index entries are read (and its slots prefetched), and
+    /// the group after that is hashed (and its index entries prefetched). Every read a stage
+    /// makes was requested a group earlier, so the cache misses of many keys overlap instead
+    /// of each lookup waiting on its own two.
     #[inline(always)]
-    fn route_lanes<K: AsRef<[u8]>>(&self, keys: &[K], out: &mut [u32], hash: impl Fn(&[u8]) -> u64) {
+    fn route_lanes<T>(&self, inputs: &[T], out: &mut [u32], hash: impl Fn(&T) -> u64) {
         const LANES: usize = 8;
-        let groups = keys.len() / LANES;
+        let groups = inputs.len() / LANES;
         let mut hashes = [0u64; LANES];
         let mut probes = [Probe::default(); LANES];
         for g in 0..groups + 2 {
@@ -374,17 +391,17 @@ impl Ring {
                     self.table.prefetch_window(p);
                 }
             }
-            // Stage 1, group g: hash the keys.
-            if let Some(k) = keys.get(g * LANES..(g + 1) * LANES) {
+            // Stage 1, group g: hash the inputs.
+            if let Some(k) = inputs.get(g * LANES..(g + 1) * LANES) {
                 for (h, ki) in hashes.iter_mut().zip(k) {
-                    *h = self.lookup.adjust(hash(ki.as_ref()));
+                    *h = self.lookup.adjust(hash(ki));
                     self.table.prefetch_probe(*h);
                 }
             }
         }
         let done = groups * LANES;
-        for (k, o) in keys.iter().zip(out.iter_mut()).skip(done) {
-            *o = self.table.owner_of(hash(k.as_ref()), self.lookup);
+        for (k, o) in inputs.iter().zip(out.iter_mut()).skip(done) {
+            *o = self.table.owner_of(hash(k), self.lookup);
         }
     }
 
