@@ -31,6 +31,15 @@ unsafe impl GlobalAlloc for Counting {
         // SAFETY: `p` was allocated by `System` with this layout.
         unsafe { System.dealloc(p, l) }
     }
+    /// Forwarded, so a resize counts as the system allocator does it (glibc shrinks a block in
+    /// place or remaps it) rather than as a new block beside the old one.
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, new_size: usize) -> *mut u8 {
+        let delta = new_size as isize - l.size() as isize;
+        let live = LIVE.fetch_add(delta, Ordering::Relaxed) + delta;
+        PEAK.fetch_max(live.max(0) as usize, Ordering::Relaxed);
+        // SAFETY: `p` was allocated by `System` with layout `l`; forwarded unchanged.
+        unsafe { System.realloc(p, l, new_size) }
+    }
 }
 
 #[global_allocator]
