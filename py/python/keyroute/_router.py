@@ -131,7 +131,9 @@ class Router(_native.RouteCalls, _native.Router):
         """Routes many keys at once, with the GIL released while routing.
 
         ``keys`` is a sequence (or iterable) of ``str``/``bytes`` keys: returns the owners'
-        ids, in order. Or a numpy array of ``uint64`` key hashes (``key_hash`` values, or the
+        ids, in order. The keys are read with the GIL held — and hashed as they are read, for
+        the algorithms that route on one 64-bit hash, or copied otherwise — so the list may
+        change in another thread while the batch is routed. Or a numpy array of ``uint64`` key hashes (``key_hash`` values, or the
         integers themselves for jump over ``u64be`` keys): returns a ``uint32`` array of the
         same shape with node positions (``nodes[i]`` is the id), for the algorithms that
         route on one 64-bit hash: ring, jump, Maglev, modulo, and the ``libmemcached``,
