@@ -596,17 +596,21 @@ mod tests {
         .unwrap()
     }
 
-    /// The packed table against a plain sorted list, for both rules, both tie-breaks, both
-    /// widths, and hashes on, between and around the points.
-    #[test]
-    fn matches_a_naive_sorted_list() {
-        let mut state = 0x1234_5678_9abc_def0u64;
-        let mut next = || {
+    /// A xorshift64 stream: test points and probes, the same on every run.
+    fn xorshift(mut state: u64) -> impl FnMut() -> u64 {
+        move || {
             state ^= state << 13;
             state ^= state >> 7;
             state ^= state << 17;
             state
-        };
+        }
+    }
+
+    /// The packed table against a plain sorted list, for both rules, both tie-breaks, both
+    /// widths, and hashes on, between and around the points.
+    #[test]
+    fn matches_a_naive_sorted_list() {
+        let mut next = xorshift(0x1234_5678_9abc_def0u64);
         for width in [32u32, 64] {
             for count in [1usize, 2, 7, 40, 1000] {
                 for nodes in [1usize, 3, 300] {
@@ -657,13 +661,7 @@ mod tests {
     /// Both must give the table a plain sort gives.
     #[test]
     fn large_tables_through_both_gatherings() {
-        let mut state = 0x0bad_cafe_dead_beefu64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = xorshift(0x0bad_cafe_dead_beefu64);
         for clustered in [false, true] {
             let pts: Vec<(u64, u32)> =
                 (0..300_000u32).map(|i| (if clustered { next() >> 12 } else { next() }, i % 1000)).collect();
