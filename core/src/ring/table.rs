@@ -64,8 +64,11 @@ impl LookupRule {
 /// Top bits of the point space that split a build into partitions (at most 256).
 const PARTITION_BITS: u32 = 8;
 
-/// Slots compared without branching before falling back to a binary search.
+/// Slots compared without branching before falling back to a binary search. The padding
+/// after the last point is this long, so every window read from a position `<= len` is in
+/// range; the build's four-slot sorting network relies on it being at least 4.
 const WINDOW: usize = 6;
+const _: () = assert!(WINDOW >= 4);
 
 /// At most this many points per index bucket on average (at least half as many: the bucket
 /// count is a power of two). With 1.5 to 3 points a bucket, 98.3–99.9% of keys fall within the
