@@ -106,9 +106,9 @@ impl PointTable {
     /// Builds the table from a generator that emits points in batches, each batch with the
     /// one node that owns all of its points (a call per batch rather than per point).
     ///
-    /// `generate` is called twice and must emit the same `count` points both times: the first
-    /// pass counts points per partition, the second scatters them into place, so no temporary
-    /// array of all points is ever held beside the table. Points must be below `2^width`.
+    /// `generate` is called once for a large table whose points spread evenly (see
+    /// [`gather_once`]), otherwise twice, and must emit the same `count` points every time.
+    /// Points must be below `2^width`.
     pub(crate) fn build<G>(count: usize, width: u32, nodes: usize, ties: TieBreak, generate: G) -> Result<Self>
     where
         G: Fn(&mut dyn FnMut(&[u64], u32)),
@@ -124,7 +124,7 @@ impl PointTable {
         }
         // Enough bucket bits for 1.5 to 3 points a bucket, and for the owner to fit in the
         // low bits freed by the bucket bits (64 - r >= bits needed for a node index).
-        // Bits for any node index with the all-ones value left unused (see `position`).
+        // Bits for any node index with the all-ones value left unused (see `owner_at`).
         let owner_bits = usize::BITS - nodes.leading_zeros();
         let free_without_buckets = 64 - width;
         // At least one bucket bit and one low bit, so every shift below is in 1..=63.
