@@ -2,7 +2,7 @@
 //!
 //! Jump maps a 64-bit key to one of `n` buckets with no table at all. Buckets can only be
 //! added or removed at the end of the list, nodes cannot be weighted, and there is no sound
-//! replica order, so [`Jump::replicas`]-style requests get [`Error::ReplicasUnsupported`].
+//! replica order, so a replica request for a jump router gets [`Error::ReplicasUnsupported`].
 
 use crate::{Error, KeyHash, Result, Topology};
 
