@@ -48,11 +48,10 @@ impl Router {
     /// `route_hash_unsupported` as [`Router::key_hash`].
     pub fn key_hasher(&self) -> Result<KeyHasher<'_>> {
         Ok(KeyHasher(match self.hashed()? {
-            Hashed::Ring(r) if r.key_hash() == keyroute::KeyHash::Xxh3 => HasherKind::Xxh3,
             Hashed::Ring(r) => HasherKind::Hash(r.key_hash()),
             Hashed::Jump(r) => HasherKind::Jump(r),
             // conformance/SPEC.md: maglev-v1 and modulo route on H(key) = xxh3(key).
-            Hashed::Maglev(_) | Hashed::Modulo(_) => HasherKind::Xxh3,
+            Hashed::Maglev(_) | Hashed::Modulo(_) => HasherKind::Hash(keyroute::KeyHash::Xxh3),
         }))
     }
 
@@ -95,7 +94,6 @@ pub struct KeyHasher<'a>(HasherKind<'a>);
 
 #[derive(Debug, Clone, Copy)]
 enum HasherKind<'a> {
-    Xxh3,
     Hash(keyroute::KeyHash),
     Jump(&'a keyroute::Jump),
 }
@@ -109,7 +107,6 @@ impl KeyHasher<'_> {
     #[inline]
     pub fn hash(&self, key: &[u8]) -> Result<u64> {
         Ok(match self.0 {
-            HasherKind::Xxh3 => keyroute::hash::xxh3_64(key),
             HasherKind::Hash(h) => h.hash(key),
             HasherKind::Jump(r) => r.key_input(key)?,
         })

@@ -97,7 +97,6 @@ impl Jump {
     /// [`Error::InvalidKey`] for a `U64Be` key that is not 8 bytes.
     pub fn key_input(&self, key: &[u8]) -> Result<u64> {
         match self.key {
-            JumpKey::Hash(KeyHash::Xxh3) => Ok(crate::hash::xxh3_64(key)),
             JumpKey::Hash(h) => Ok(h.hash(key)),
             JumpKey::U64Be => <[u8; 8]>::try_from(key)
                 .map(u64::from_be_bytes)

@@ -313,9 +313,7 @@ impl Ring {
         if !self.low.is_empty() {
             return self.table.owner(self.wide_position(self.key_hash.hash128(key)));
         }
-        // The native hash gets its own arm so it inlines instead of going through a jump table.
-        let h = if self.key_hash == KeyHash::Xxh3 { hash::xxh3_64(key) } else { self.key_hash.hash(key) };
-        self.route_hash(h)
+        self.route_hash(self.key_hash.hash(key))
     }
 
     /// The owner of an already hashed key.
@@ -341,8 +339,6 @@ impl Ring {
             for (o, k) in out.iter_mut().zip(keys) {
                 *o = self.route(k.as_ref());
             }
-        } else if self.key_hash == KeyHash::Xxh3 {
-            self.route_lanes(keys, out, |k| hash::xxh3_64(k.as_ref()));
         } else {
             self.route_lanes(keys, out, |k| self.key_hash.hash(k.as_ref()));
         }
