@@ -11,13 +11,8 @@
 # kr_route_batch <= 1.1x the core's batch. Usage: ffi/bench.sh  (ROUNDS=5 RUNS=7 by default)
 set -euo pipefail
 
-FFI="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-ROOT="$(cd "$FFI/.." && pwd)"
-cd "$ROOT"
-export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH" CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
-TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
+source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 LIB="$TARGET_DIR/release"
-OUT="$ROOT/build/ffi"
 ROUNDS="${ROUNDS:-5}"
 RUNS="${RUNS:-7}"
 mkdir -p "$OUT"

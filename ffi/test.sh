@@ -14,13 +14,8 @@
 # Closes with "ffi: N passed, M failed" (N, M: steps); exits non-zero if any step failed.
 set -euo pipefail
 
-FFI="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-ROOT="$(cd "$FFI/.." && pwd)"
-cd "$ROOT"
-export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH" CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
-TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
+source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 LIB="$TARGET_DIR/debug"
-OUT="$ROOT/build/ffi"
 VECTORS="$ROOT/conformance/vectors/v1"
 JOBS="$(nproc 2>/dev/null || echo 2)"
 mkdir -p "$OUT"

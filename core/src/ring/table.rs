@@ -22,7 +22,7 @@
 //! mispredicted for a large share of lookups, and each misprediction costs more than the
 //! whole lookup otherwise does. An earlier layout with 2 to 4 points per bucket, a branch on
 //! the bucket's length and a second read at the found position measured 4.1×F at N=10;
-//! this one about 2.8×F (BENCHMARKS.md).
+//! this one 2.7×F (BENCHMARKS.md).
 
 use alloc::boxed::Box;
 use alloc::vec;

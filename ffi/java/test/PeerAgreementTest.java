@@ -214,10 +214,7 @@ public final class PeerAgreementTest {
         return;
       }
       Router kr = useBuilder ? built : fromJson;
-      byte[][] bytes = new byte[keys.size()][];
-      for (int i = 0; i < bytes.length; i++) {
-        bytes[i] = keys.get(i).getBytes(StandardCharsets.UTF_8);
-      }
+      byte[][] bytes = utf8(keys);
       int[] batch = kr.routeBatch(bytes);
       int agree = 0;
       String first = null;
@@ -318,13 +315,19 @@ public final class PeerAgreementTest {
     }
   }
 
+  /** The keys' UTF-8 bytes, in order. */
+  static byte[][] utf8(List<String> keys) {
+    byte[][] bytes = new byte[keys.size()][];
+    for (int i = 0; i < bytes.length; i++) {
+      bytes[i] = keys.get(i).getBytes(StandardCharsets.UTF_8);
+    }
+    return bytes;
+  }
+
   static void guavaMurmur(int buckets, List<String> keys) {
     String name = "guava consistentHash(murmur3_128(key)), " + buckets + " buckets";
     try (Router kr = Router.fromJson(guavaSpec("murmur3_128", buckets))) {
-      byte[][] bytes = new byte[keys.size()][];
-      for (int i = 0; i < bytes.length; i++) {
-        bytes[i] = keys.get(i).getBytes(StandardCharsets.UTF_8);
-      }
+      byte[][] bytes = utf8(keys);
       int[] batch = kr.routeBatch(bytes);
       int agree = 0;
       String first = null;
