@@ -1,76 +1,80 @@
 # keyroute — every target installs what it needs (idempotently) before it runs.
-# `make demo` runs the demo, `make test` runs every test of every crate and surface.
+# `make demo` runs the demo, `make test` runs every test of every crate and surface (what CI
+# runs), `make check` is the quick loop (format, lint, unit tests), `make help` lists the rest.
 
 SHELL := bash
 .SHELLFLAGS := -euo pipefail -c
 CARGO := cargo
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: all demo test setup lint test-rust nostd doc test-naive test-peers test-ffi test-py install bench vectors conformance-peers fmt clean
+.PHONY: all help setup demo test check lint codegen codegen-check test-rust nostd doc test-naive test-peers \
+	test-ffi test-py install bench vectors conformance-peers fmt clean
 
 all: test
 
-## Toolchain, components and targets pinned in rust-toolchain.toml.
-setup:
+help: ## This list.
+	@awk -F ':.*## ' '/^[a-z-]+:.*## / { printf "  make %-20s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
+
+setup: ## The pinned Rust toolchain, its components and targets (rust-toolchain.toml).
 	@scripts/setup.sh
 
-demo: setup
+demo: setup ## What adding one node does to a cache, per algorithm (keyroute demo).
 	$(CARGO) run --release --locked -p keyroute-cli -- demo
 
-test: setup lint test-rust nostd doc test-naive test-peers test-ffi test-py
+test: setup lint test-rust nostd doc test-naive test-peers test-ffi test-py ## Every test of every crate and surface (CI).
 
-lint:
+check: setup ## The quick loop: format, clippy, generated files, unit tests (no surfaces, no peers).
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
+	$(CARGO) xtask codegen --check
+	$(CARGO) test --workspace --lib --locked
 
-test-rust:
+lint: setup ## rustfmt, clippy, ruff, shellcheck, and every generated file current.
+	scripts/lint.sh
+
+codegen: ## Regenerate every file generated from the registry and the error table.
+	$(CARGO) xtask codegen
+
+codegen-check: ## Fail when a generated file is stale.
+	$(CARGO) xtask codegen --check
+
+test-rust: ## Every Rust test, doc test and the Rust conformance runner.
 	$(CARGO) test --workspace --locked
 
-## The core is no_std: build it for a target that has no std at all (wasm32 has std).
-nostd:
+nostd: ## The core builds for a target with no std at all (wasm32 has std).
 	$(CARGO) build -p keyroute --target thumbv7em-none-eabihf --locked
 
-doc:
+doc: ## rustdoc without warnings.
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc -p keyroute -p keyroute-bindings --no-deps --locked
 
-## An independent Python implementation of conformance/SPEC.md agrees with the native vectors.
-test-naive:
+test-naive: ## An independent Python implementation of conformance/SPEC.md agrees with the native vectors.
 	conformance/naive/run.sh
 
-## The peer vectors still match the real peers: re-capture the library peers live.
-test-peers:
+test-peers: ## The peer vectors still match the real peers (library peers re-captured live).
 	conformance/peers/recapture-check.sh
 
-## The C ABI: header freshness, C99 tests under valgrind (static and shared), the conformance
-## runner in C, the quickstart, pkg-config install, and Java (JNA) against the real peers.
-test-ffi:
+test-ffi: ## The C ABI: header, C99 tests under valgrind and ASan, conformance in C, install, Java.
 	ffi/test.sh
 
-## Python: pip install ./py in a fresh venv, mypy, pytest (incl. live memcached and peers).
-test-py:
+test-py: ## Python: pip install ./py in a fresh venv, mypy, stubtest, pytest (live memcached and peers).
 	py/test.sh
 
-## The C library, header and pkg-config file: `make install PREFIX=/opt/keyroute` (see ffi/Makefile).
 PREFIX ?= /usr/local
-install: setup
+install: setup ## The C library, header and pkg-config file: make install PREFIX=/opt/keyroute.
 	$(MAKE) -C ffi install PREFIX=$(PREFIX)
 
-## Criterion benchmarks side by side with the peers, then every median as a ratio to F.
-bench: setup
+bench: setup ## Criterion benchmarks beside the peers, every median as a ratio to F.
 	$(CARGO) bench -p keyroute --bench route --locked -- $(BENCH_ARGS) | tee target/bench-route.txt
 	python3 scripts/bench_report.py target/criterion target/bench-route.txt
 
-## Regenerate the native vector files (then review the diff: a change that moves a key needs a
-## new scheme version, see conformance/SPEC.md).
-vectors:
+vectors: ## Regenerate the native vector files (review the diff: a moved key needs a new scheme version).
 	KEYROUTE_BLESS=1 $(CARGO) test -p keyroute-bindings --test native_vectors --locked
 
-## Re-capture every peer vector file from the real peers (installs them; several minutes).
-conformance-peers:
+conformance-peers: ## Re-capture every peer vector file from the real peers (several minutes).
 	conformance/peers/capture-all.sh
 
-fmt:
+fmt: ## Format the Rust code.
 	$(CARGO) fmt --all
 
-clean:
+clean: ## Remove build outputs.
 	$(CARGO) clean

@@ -9,7 +9,9 @@ if ! rustup run "$toolchain" rustc --version >/dev/null 2>&1; then
   rustup toolchain install "$toolchain" --profile minimal
 fi
 rustup component add --toolchain "$toolchain" clippy rustfmt >/dev/null 2>&1 || rustup component add --toolchain "$toolchain" clippy rustfmt
-for target in thumbv7em-none-eabihf; do
+# The targets rust-toolchain.toml lists (thumbv7em-none-eabihf proves the core is no_std).
+read -ra targets <<<"$(sed -n 's/^targets *= *\[\(.*\)\]/\1/p' rust-toolchain.toml | tr -d '",')"
+for target in "${targets[@]}"; do
   if ! rustup target list --installed --toolchain "$toolchain" | grep -qx "$target"; then
     rustup target add --toolchain "$toolchain" "$target"
   fi

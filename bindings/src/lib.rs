@@ -4,7 +4,13 @@
 //! wraps, so none of them re-implements parsing, validation or routing:
 //!
 //! - the topology spec ([`Spec`]) as JSON ↔ [`Router`];
-//! - one error table ([`ErrorCode`]: stable numeric codes and names);
+//! - the [`registry`] of every algorithm and peer preset, with their parameters, the node
+//!   fields they read and what they support: the one definition every surface is generated
+//!   from;
+//! - one error table ([`ErrorCode`]: stable numeric codes, names, categories, descriptions);
+//! - [`analysis`]: ownership, balance and diffs keyed by node id;
+//! - the key text policy ([`keys`]): text keys are UTF-8, and UTF-16 text with a lone
+//!   surrogate is refused, never replaced;
 //! - the canonical form of a spec and its fingerprint (XXH3-64 of the canonical bytes), so two
 //!   processes can check that they hold the same view;
 //! - batch routing into a caller's buffer, and routing by a precomputed 64-bit key hash
@@ -15,18 +21,23 @@
 //! - [`Transition`], a gradual change between two views that carries both ends' versions and
 //!   fingerprints.
 
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
+
+pub mod analysis;
 mod error;
 mod hashed;
+pub mod keys;
 mod native;
 mod owned;
 mod presets;
+pub mod registry;
 mod router;
 mod server;
 mod shared;
 mod spec;
 mod transition;
 
-pub use error::{Error, ErrorCode, Result};
+pub use error::{Error, ErrorCategory, ErrorCode, Result};
 pub use hashed::KeyHasher;
 pub use router::Router;
 pub use shared::SharedRouter;

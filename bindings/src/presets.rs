@@ -1,42 +1,22 @@
-//! Peer presets from a spec: the `params` of each preset (see `conformance/VECTORS.md`), their
-//! defaults, and the core preset they configure.
+//! Peer presets from a spec: the parameters of each preset (the structs are the definition:
+//! their serde attributes parse specs, their doc comments and JSON Schema feed the registry and
+//! every generated surface; `conformance/PEERS.md` explains each peer), their defaults, and the
+//! core preset they configure. The option enums are the core's own (its `serde` feature).
 
+use keyroute::Router;
 use keyroute::presets::{
     self, GuavaKey, HashTagRule, LibmemcachedDistribution, LibmemcachedHash, LibmemcachedOptions, MemcachedServer,
     NpmHashringOptions, PymemcacheOptions, RedisClusterOptions, RedisNode, SpymemcachedHash, SpymemcachedNodeKey,
     SpymemcachedOptions, TwemproxyHash, TwemproxyOptions, UhashringOptions,
 };
-use keyroute::{Router, Topology};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::native::Built;
-use crate::spec::{Spec, params, to_value};
+use crate::registry::{Algorithm, Analysis, Kind, NodeField, NodeForm, Supports, Weights, build_with, schema_of};
+use crate::spec::Spec;
 use crate::{Error, ErrorCode, Result};
 
-/// Builds a peer preset, or `None` when `spec.algorithm` names none.
-pub(crate) fn build(spec: &Spec, topology: Topology) -> Option<Result<Built>> {
-    Some(match spec.algorithm.as_str() {
-        "libmemcached" => libmemcached(spec),
-        "spymemcached" => spymemcached(spec),
-        "uhashring" => uhashring(spec, topology),
-        "npm-hashring" => npm_hashring(spec, topology),
-        "python-hash-ring" => {
-            params::<NoParams>(&spec.params).and_then(|p| Ok((presets::python_hash_ring(topology)?, to_value(&p))))
-        }
-        "nginx" => params::<NoParams>(&spec.params).and_then(|p| Ok((presets::nginx(topology)?, to_value(&p)))),
-        "twemproxy" => twemproxy(spec),
-        "guava" => guava(spec, topology),
-        "redis-cluster" => redis_cluster(spec),
-        "pymemcache-rendezvous" => params::<PymemcacheParams>(&spec.params).and_then(|p| {
-            Ok((presets::pymemcache_rendezvous(topology, PymemcacheOptions { seed: p.seed })?, to_value(&p)))
-        }),
-        _ => return None,
-    })
-}
-
-#[derive(Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct NoParams {}
+use NodeField::{Host, Id, Name, Port, Slots as SlotRanges, Weight, Zone};
 
 /// The nodes as memcached servers (`host` and `port` required).
 fn servers(spec: &Spec) -> Result<Vec<MemcachedServer<'_>>> {
@@ -58,155 +38,84 @@ fn servers(spec: &Spec) -> Result<Vec<MemcachedServer<'_>>> {
         .collect()
 }
 
-#[derive(Serialize, Deserialize, Clone, Copy)]
-#[serde(rename_all = "snake_case")]
-enum LmDistribution {
-    Ketama,
-    KetamaWeighted,
-    KetamaSpy,
-}
-
-#[derive(Serialize, Deserialize, Clone, Copy)]
-#[serde(rename_all = "snake_case")]
-enum LmHash {
-    OneAtATime,
-    Md5,
-    Crc,
-    #[serde(rename = "fnv1_64")]
-    Fnv1_64,
-    #[serde(rename = "fnv1a_64")]
-    Fnv1a64,
-    #[serde(rename = "fnv1_32")]
-    Fnv1_32,
-    #[serde(rename = "fnv1a_32")]
-    Fnv1a32,
-    Hsieh,
-    Murmur,
-    Jenkins,
-}
-
-#[derive(Serialize, Deserialize)]
+/// libmemcached 1.x ketama (libmemcached-awesome 1.1, the same continuum as 1.0.18), bit for
+/// bit: the continuum pylibmc, PHP memcached and C clients build with a ketama distribution.
+#[derive(Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct LibmemcachedParams {
-    distribution: LmDistribution,
-    /// The key hash in force (libmemcached's default is one_at_a_time; KETAMA_WEIGHTED sets MD5).
+    /// The configured distribution (`MEMCACHED_BEHAVIOR_DISTRIBUTION`, or what
+    /// `MEMCACHED_BEHAVIOR_KETAMA` / `KETAMA_WEIGHTED` set).
+    distribution: LibmemcachedDistribution,
+    /// The key hash in force (`MEMCACHED_BEHAVIOR_HASH`). When absent: `md5` for
+    /// `ketama_weighted` (which sets it), `one_at_a_time` (libmemcached's default) otherwise.
     #[serde(default)]
-    hash: Option<LmHash>,
-    /// The effective weighted flag (libmemcached turns it on when any weight exceeds 1).
+    hash: Option<LibmemcachedHash>,
+    /// libmemcached's effective weighted flag. When absent: on for `ketama_weighted`, or when
+    /// any server's weight is above 1 (adding such a server turns it on).
     #[serde(default)]
     weighted: Option<bool>,
 }
 
-fn libmemcached(spec: &Spec) -> Result<Built> {
-    let mut p: LibmemcachedParams = params(&spec.params)?;
+fn libmemcached(spec: &Spec, p: &mut LibmemcachedParams) -> Result<Router> {
     let weighted_default =
-        matches!(p.distribution, LmDistribution::KetamaWeighted) || spec.nodes.iter().any(|n| n.weight > 1);
+        matches!(p.distribution, LibmemcachedDistribution::KetamaWeighted) || spec.nodes.iter().any(|n| n.weight > 1);
     let weighted = *p.weighted.get_or_insert(weighted_default);
-    let hash_default =
-        if matches!(p.distribution, LmDistribution::KetamaWeighted) { LmHash::Md5 } else { LmHash::OneAtATime };
-    let hash = *p.hash.get_or_insert(hash_default);
-    let options = LibmemcachedOptions {
-        distribution: match p.distribution {
-            LmDistribution::Ketama => LibmemcachedDistribution::Ketama,
-            LmDistribution::KetamaWeighted => LibmemcachedDistribution::KetamaWeighted,
-            LmDistribution::KetamaSpy => LibmemcachedDistribution::KetamaSpy,
-        },
-        hash: match hash {
-            LmHash::OneAtATime => LibmemcachedHash::OneAtATime,
-            LmHash::Md5 => LibmemcachedHash::Md5,
-            LmHash::Crc => LibmemcachedHash::Crc,
-            LmHash::Fnv1_64 => LibmemcachedHash::Fnv1_64,
-            LmHash::Fnv1a64 => LibmemcachedHash::Fnv1a64,
-            LmHash::Fnv1_32 => LibmemcachedHash::Fnv1_32,
-            LmHash::Fnv1a32 => LibmemcachedHash::Fnv1a32,
-            LmHash::Hsieh => LibmemcachedHash::Hsieh,
-            LmHash::Murmur => LibmemcachedHash::Murmur,
-            LmHash::Jenkins => LibmemcachedHash::Jenkins,
-        },
-        weighted,
+    let hash_default = match p.distribution {
+        LibmemcachedDistribution::KetamaWeighted => LibmemcachedHash::Md5,
+        _ => LibmemcachedHash::OneAtATime,
     };
-    Ok((presets::libmemcached(&servers(spec)?, options)?, to_value(&p)))
+    let hash = *p.hash.get_or_insert(hash_default);
+    let options = LibmemcachedOptions { distribution: p.distribution, hash, weighted };
+    Ok(presets::libmemcached(&servers(spec)?, options)?)
 }
 
-#[derive(Serialize, Deserialize, Clone, Copy, Default)]
-#[serde(rename_all = "snake_case")]
-enum SpyFormat {
-    #[default]
-    Spymemcached,
-    Libmemcached,
-}
-
-#[derive(Serialize, Deserialize, Clone, Copy, Default)]
-#[serde(rename_all = "snake_case")]
-enum SpyHash {
-    #[default]
-    Ketama,
-    Native,
-    Crc,
-    #[serde(rename = "fnv1_64")]
-    Fnv1_64,
-    #[serde(rename = "fnv1a_64")]
-    Fnv1a64,
-    #[serde(rename = "fnv1_32")]
-    Fnv1_32,
-    #[serde(rename = "fnv1a_32")]
-    Fnv1a32,
-}
-
-#[derive(Serialize, Deserialize)]
+/// spymemcached 2.12 `KetamaNodeLocator` (what `KetamaConnectionFactory` builds): a server's
+/// node key is `host:port` unless the node gives its exact `name` (e.g. `host/1.2.3.4:11211`
+/// for a resolved host name).
+#[derive(Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct SpymemcachedParams {
+    /// `KetamaNodeKeyFormatter.Format`: how a node's key is written.
     #[serde(default)]
-    format: SpyFormat,
+    format: SpymemcachedNodeKey,
+    /// `DefaultHashAlgorithm`: the key hash.
     #[serde(default)]
-    hash: SpyHash,
-    /// True when the locator was given a weights map.
+    hash: SpymemcachedHash,
+    /// Whether the locator was given a weights map (`isWeightedKetama`); weights count only
+    /// then.
     #[serde(default)]
     weighted: bool,
 }
 
-fn spymemcached(spec: &Spec) -> Result<Built> {
-    let p: SpymemcachedParams = params(&spec.params)?;
-    let options = SpymemcachedOptions {
-        format: match p.format {
-            SpyFormat::Spymemcached => SpymemcachedNodeKey::Spymemcached,
-            SpyFormat::Libmemcached => SpymemcachedNodeKey::Libmemcached,
-        },
-        hash: match p.hash {
-            SpyHash::Ketama => SpymemcachedHash::Ketama,
-            SpyHash::Native => SpymemcachedHash::Native,
-            SpyHash::Crc => SpymemcachedHash::Crc,
-            SpyHash::Fnv1_64 => SpymemcachedHash::Fnv1_64,
-            SpyHash::Fnv1a64 => SpymemcachedHash::Fnv1a64,
-            SpyHash::Fnv1_32 => SpymemcachedHash::Fnv1_32,
-            SpyHash::Fnv1a32 => SpymemcachedHash::Fnv1a32,
-        },
-        weighted: p.weighted,
-    };
-    Ok((presets::spymemcached(&servers(spec)?, options)?, to_value(&p)))
-}
-
-#[derive(Serialize, Deserialize, Clone, Copy, Default, PartialEq, Eq)]
+/// Which uhashring ring.
+#[derive(Serialize, Deserialize, JsonSchema, Clone, Copy, Default, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 enum UhashringMode {
+    /// `HashRing(nodes)`: the default ring (`MetaRing`), one 128-bit MD5 point per vnode.
     #[default]
     Default,
+    /// `HashRing(nodes, hash_fn="ketama")`: the ketama ring, `replicas` 32-bit points per vnode.
     Ketama,
 }
 
-#[derive(Serialize, Deserialize)]
+/// uhashring 2.x `HashRing`, over node names (the ids) with their weights.
+#[derive(Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct UhashringParams {
+    /// Which ring.
     #[serde(default)]
     mode: UhashringMode,
+    /// `vnodes`: names per node at weight 1. When absent: 160 (default mode) or 40 (ketama).
     #[serde(default)]
+    #[schemars(range(min = 1))]
     vnodes: Option<u32>,
+    /// `replicas` (ketama mode only): points per name, 1 to 4. When absent: 4.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 4))]
     replicas: Option<u8>,
 }
 
-fn uhashring(spec: &Spec, topology: Topology) -> Result<Built> {
-    let mut p: UhashringParams = params(&spec.params)?;
+fn uhashring(p: &mut UhashringParams, t: keyroute::Topology) -> Result<Router> {
     let options = match p.mode {
         UhashringMode::Ketama => {
             UhashringOptions::Ketama { vnodes: *p.vnodes.get_or_insert(40), replicas: *p.replicas.get_or_insert(4) }
@@ -218,16 +127,23 @@ fn uhashring(spec: &Spec, topology: Topology) -> Result<Built> {
             UhashringOptions::Meta { vnodes: *p.vnodes.get_or_insert(160) }
         }
     };
-    Ok((presets::uhashring(topology, options)?, to_value(&p)))
+    Ok(presets::uhashring(t, options)?)
 }
 
-#[derive(Serialize, Deserialize)]
+/// npm `hashring` 3.x (what the `memcached` package uses), over servers as written (the ids)
+/// with their weights.
+#[derive(Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct NpmHashringParams {
+    /// `'vnode count'`: names per server at equal weights.
     #[serde(default = "forty")]
+    #[schemars(range(min = 1))]
     vnode_count: u32,
+    /// Points per name: 4 (`'ketama'`), or 3 for `compatibility: 'hash_ring'`.
     #[serde(default = "four")]
+    #[schemars(range(min = 0, max = 4))]
     replicas: u8,
+    /// `'default port'`: a server `host:port` with this port is named by its host alone.
     #[serde(default)]
     default_port: Option<u32>,
 }
@@ -238,45 +154,30 @@ fn four() -> u8 {
     4
 }
 
-fn npm_hashring(spec: &Spec, topology: Topology) -> Result<Built> {
-    let p: NpmHashringParams = params(&spec.params)?;
-    let options = NpmHashringOptions { vnode_count: p.vnode_count, replicas: p.replicas, default_port: p.default_port };
-    Ok((presets::npm_hashring(topology, options)?, to_value(&p)))
-}
+/// PyPI `hash_ring` 1.3 `HashRing(nodes, weights)`.
+#[derive(Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct PythonHashRingParams {}
 
-#[derive(Serialize, Deserialize, Clone, Copy, Default)]
-#[serde(rename_all = "snake_case")]
-enum TwHash {
-    OneAtATime,
-    Md5,
-    Crc16,
-    Crc32,
-    Crc32a,
-    #[serde(rename = "fnv1_64")]
-    Fnv1_64,
-    #[default]
-    #[serde(rename = "fnv1a_64")]
-    Fnv1a64,
-    #[serde(rename = "fnv1_32")]
-    Fnv1_32,
-    #[serde(rename = "fnv1a_32")]
-    Fnv1a32,
-    Hsieh,
-    Murmur,
-    Jenkins,
-}
+/// nginx `hash $key consistent` (http and stream upstreams): node ids are the `server` tokens
+/// as written.
+#[derive(Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct NginxParams {}
 
-#[derive(Serialize, Deserialize)]
+/// twemproxy (nutcracker) 0.5 `distribution: ketama`.
+#[derive(Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct TwemproxyParams {
+    /// `hash:`, the key hash.
     #[serde(default)]
-    hash: TwHash,
+    hash: TwemproxyHash,
+    /// `hash_tag:`, two characters (e.g. `"{}"`): only the text between them is hashed.
     #[serde(default)]
     hash_tag: Option<String>,
 }
 
-fn twemproxy(spec: &Spec) -> Result<Built> {
-    let p: TwemproxyParams = params(&spec.params)?;
+fn twemproxy(spec: &Spec, p: &mut TwemproxyParams) -> Result<Router> {
     let hash_tag =
         match &p.hash_tag {
             None => None,
@@ -284,92 +185,227 @@ fn twemproxy(spec: &Spec) -> Result<Built> {
                 Error::new(ErrorCode::InvalidParameter, format!("hash_tag must be two bytes, got {t:?}"))
             })?),
         };
-    let hash = match p.hash {
-        TwHash::OneAtATime => TwemproxyHash::OneAtATime,
-        TwHash::Md5 => TwemproxyHash::Md5,
-        TwHash::Crc16 => TwemproxyHash::Crc16,
-        TwHash::Crc32 => TwemproxyHash::Crc32,
-        TwHash::Crc32a => TwemproxyHash::Crc32a,
-        TwHash::Fnv1_64 => TwemproxyHash::Fnv1_64,
-        TwHash::Fnv1a64 => TwemproxyHash::Fnv1a64,
-        TwHash::Fnv1_32 => TwemproxyHash::Fnv1_32,
-        TwHash::Fnv1a32 => TwemproxyHash::Fnv1a32,
-        TwHash::Hsieh => TwemproxyHash::Hsieh,
-        TwHash::Murmur => TwemproxyHash::Murmur,
-        TwHash::Jenkins => TwemproxyHash::Jenkins,
-    };
-    Ok((presets::twemproxy(&servers(spec)?, TwemproxyOptions { hash, hash_tag })?, to_value(&p)))
+    Ok(presets::twemproxy(&servers(spec)?, TwemproxyOptions { hash: p.hash, hash_tag })?)
 }
 
-#[derive(Serialize, Deserialize, Clone, Copy)]
-#[serde(rename_all = "snake_case")]
-enum GuavaKeyParam {
-    U64be,
-    #[serde(rename = "murmur3_128")]
-    Murmur3_128,
-}
-
-#[derive(Serialize, Deserialize)]
+/// Guava `Hashing.consistentHash` over buckets in order (equal weights, no replicas).
+#[derive(Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct GuavaParams {
-    key_hash: GuavaKeyParam,
-}
-
-fn guava(spec: &Spec, topology: Topology) -> Result<Built> {
-    let p: GuavaParams = params(&spec.params)?;
-    let key = match p.key_hash {
-        GuavaKeyParam::U64be => GuavaKey::U64Be,
-        GuavaKeyParam::Murmur3_128 => GuavaKey::Murmur3_128,
-    };
-    Ok((presets::guava(topology, key)?, to_value(&p)))
-}
-
-#[derive(Serialize, Deserialize, Clone, Copy, Default)]
-#[serde(rename_all = "kebab-case")]
-enum TagRule {
-    #[default]
-    Redis,
-    ClusterKeySlot,
-}
-
-#[derive(Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RedisParams {
+    /// What `consistentHash` is given for a key.
     #[serde(default)]
-    tag_rule: TagRule,
+    key_hash: GuavaKey,
 }
 
-fn redis_cluster(spec: &Spec) -> Result<Built> {
-    let p: RedisParams = params(&spec.params)?;
+/// Redis Cluster: a key's slot (CRC16 of its `{hash tag}` or the whole key, of 16384) and the
+/// master serving it; every node lists its slot ranges.
+#[derive(Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct RedisClusterParams {
+    /// Which bytes of a key are hashed into its slot.
+    #[serde(default)]
+    tag_rule: HashTagRule,
+}
+
+fn redis_cluster(spec: &Spec, p: &RedisClusterParams) -> Result<Router> {
     let mut ranges: Vec<Vec<(u16, u16)>> = Vec::with_capacity(spec.nodes.len());
     for n in &spec.nodes {
         let slots = n.slots.as_deref().ok_or_else(|| {
             Error::new(ErrorCode::InvalidSpec, format!("node {:?} needs its slots ([[first, last], …])", n.id))
         })?;
-        let mut r = Vec::with_capacity(slots.len());
-        for &[first, last] in slots {
-            let (Ok(first), Ok(last)) = (u16::try_from(first), u16::try_from(last)) else {
-                return Err(Error::new(ErrorCode::InvalidSpec, format!("node {:?}: slot past 16383", n.id)));
-            };
-            r.push((first, last));
-        }
-        ranges.push(r);
+        // A bound past u16 is past slot 16383 too: the core reports both the same way.
+        let clamp = |s: u32| u16::try_from(s).unwrap_or(u16::MAX);
+        ranges.push(slots.iter().map(|&[first, last]| (clamp(first), clamp(last))).collect());
     }
     let nodes: Vec<RedisNode<'_>> =
         spec.nodes.iter().zip(&ranges).map(|(n, r)| RedisNode { id: &n.id, slots: r }).collect();
-    let tag_rule = match p.tag_rule {
-        TagRule::Redis => HashTagRule::Redis,
-        TagRule::ClusterKeySlot => HashTagRule::ClusterKeySlot,
-    };
-    Ok((presets::redis_cluster(&nodes, RedisClusterOptions { tag_rule })?, to_value(&p)))
+    Ok(presets::redis_cluster(&nodes, RedisClusterOptions { tag_rule: p.tag_rule })?)
 }
 
-#[derive(Serialize, Deserialize)]
+/// pymemcache 4 `RendezvousHash` (`HashClient`'s default hasher) over node names (`host:port`,
+/// as `HashClient` names servers).
+#[derive(Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct PymemcacheParams {
+    /// The MurmurHash3 seed.
     #[serde(default)]
     seed: u32,
 }
+
+const SERVERS: &[NodeField] = &[Id, Host, Port, Weight];
+const RING_TEXT: Supports =
+    Supports { weights: Weights::Honoured, replicas: true, route_hash: false, analysis: Analysis::Exact };
+
+/// The peer presets, in the order docs list them.
+pub(crate) static ALGORITHMS: [Algorithm; 10] = [
+    Algorithm {
+        name: "libmemcached",
+        class_name: "Libmemcached",
+        kind: Kind::Preset { peer: "libmemcached 1.0.18 / 1.1 (libmemcached-awesome) ketama" },
+        nodes: NodeForm::Servers,
+        node_fields: SERVERS,
+        supports: Supports { weights: Weights::Honoured, replicas: true, route_hash: true, analysis: Analysis::Exact },
+        keywords: &[],
+        example: r#"{"algorithm":"libmemcached","params":{"distribution":"ketama_weighted"},"nodes":[
+            {"id":"10.0.1.1:11211","host":"10.0.1.1","port":11211},
+            {"id":"10.0.1.2:11211","host":"10.0.1.2","port":11211}]}"#,
+        schema: schema_of::<LibmemcachedParams>,
+        build: |spec, t| build_with(spec, t, |p, _| libmemcached(spec, p)),
+    },
+    Algorithm {
+        name: "spymemcached",
+        class_name: "Spymemcached",
+        kind: Kind::Preset { peer: "spymemcached 2.12 KetamaNodeLocator" },
+        nodes: NodeForm::Servers,
+        node_fields: &[Id, Host, Port, Weight, Name],
+        supports: RING_TEXT,
+        keywords: &[],
+        example: r#"{"algorithm":"spymemcached","params":{"weighted":true},"nodes":[
+            {"id":"10.0.1.1:11211","host":"10.0.1.1","port":11211},
+            {"id":"10.0.1.2:11211","host":"10.0.1.2","port":11211}]}"#,
+        schema: schema_of::<SpymemcachedParams>,
+        build: |spec, t| {
+            build_with(spec, t, |p: &mut SpymemcachedParams, _| {
+                let options = SpymemcachedOptions { format: p.format, hash: p.hash, weighted: p.weighted };
+                Ok(presets::spymemcached(&servers(spec)?, options)?)
+            })
+        },
+    },
+    Algorithm {
+        name: "uhashring",
+        class_name: "Uhashring",
+        kind: Kind::Preset { peer: "uhashring 2.x HashRing (default and ketama rings)" },
+        nodes: NodeForm::Nodes,
+        node_fields: &[Id, Weight, Zone],
+        // The default ring's 128-bit points are sampled; the ketama ring is analysed exactly.
+        supports: Supports { analysis: Analysis::Sampled, ..RING_TEXT },
+        keywords: &[],
+        example: r#"{"algorithm":"uhashring","nodes":[{"id":"cache-a"},{"id":"cache-b"},{"id":"cache-c"}]}"#,
+        schema: schema_of::<UhashringParams>,
+        build: |spec, t| build_with(spec, t, uhashring),
+    },
+    Algorithm {
+        name: "npm-hashring",
+        class_name: "NpmHashring",
+        kind: Kind::Preset { peer: "npm hashring 3.x" },
+        nodes: NodeForm::Nodes,
+        node_fields: &[Id, Weight, Zone],
+        supports: RING_TEXT,
+        keywords: &[],
+        example: r#"{"algorithm":"npm-hashring","nodes":[{"id":"10.0.1.1:11211"},{"id":"10.0.1.2:11211"},{"id":"10.0.1.3:11211"}]}"#,
+        schema: schema_of::<NpmHashringParams>,
+        build: |spec, t| {
+            build_with(spec, t, |p: &mut NpmHashringParams, t| {
+                let options = NpmHashringOptions {
+                    vnode_count: p.vnode_count,
+                    replicas: p.replicas,
+                    default_port: p.default_port,
+                };
+                Ok(presets::npm_hashring(t, options)?)
+            })
+        },
+    },
+    Algorithm {
+        name: "python-hash-ring",
+        class_name: "PythonHashRing",
+        kind: Kind::Preset { peer: "PyPI hash_ring 1.3" },
+        nodes: NodeForm::Nodes,
+        node_fields: &[Id, Weight, Zone],
+        supports: Supports { weights: Weights::Honoured, replicas: true, route_hash: true, analysis: Analysis::Exact },
+        keywords: &[],
+        example: r#"{"algorithm":"python-hash-ring","nodes":[{"id":"10.0.1.1:11211"},{"id":"10.0.1.2:11211"},{"id":"10.0.1.3:11211"}]}"#,
+        schema: schema_of::<PythonHashRingParams>,
+        build: |spec, t| build_with(spec, t, |_: &mut PythonHashRingParams, t| Ok(presets::python_hash_ring(t)?)),
+    },
+    Algorithm {
+        name: "nginx",
+        class_name: "Nginx",
+        kind: Kind::Preset { peer: "nginx hash $key consistent (http and stream)" },
+        nodes: NodeForm::Nodes,
+        node_fields: &[Id, Weight, Zone],
+        supports: RING_TEXT,
+        keywords: &[],
+        example: r#"{"algorithm":"nginx","nodes":[{"id":"10.0.1.1:8080"},{"id":"10.0.1.2:8080"},{"id":"10.0.1.3:8080"}]}"#,
+        schema: schema_of::<NginxParams>,
+        build: |spec, t| build_with(spec, t, |_: &mut NginxParams, t| Ok(presets::nginx(t)?)),
+    },
+    Algorithm {
+        name: "twemproxy",
+        class_name: "Twemproxy",
+        kind: Kind::Preset { peer: "twemproxy (nutcracker) 0.5 distribution: ketama" },
+        nodes: NodeForm::Servers,
+        node_fields: &[Id, Host, Port, Weight, Name],
+        supports: Supports {
+            weights: Weights::Honoured,
+            replicas: true,
+            route_hash: false,
+            analysis: Analysis::Sampled,
+        },
+        keywords: &[],
+        example: r#"{"algorithm":"twemproxy","nodes":[
+            {"id":"10.0.1.1:11211","host":"10.0.1.1","port":11211},
+            {"id":"10.0.1.2:11211","host":"10.0.1.2","port":11211}]}"#,
+        schema: schema_of::<TwemproxyParams>,
+        build: |spec, t| build_with(spec, t, |p, _| twemproxy(spec, p)),
+    },
+    Algorithm {
+        name: "guava",
+        class_name: "Guava",
+        kind: Kind::Preset { peer: "Guava Hashing.consistentHash" },
+        nodes: NodeForm::Buckets,
+        node_fields: &[Id],
+        supports: Supports {
+            weights: Weights::Refused,
+            replicas: false,
+            route_hash: true,
+            analysis: Analysis::Expected,
+        },
+        keywords: &[],
+        example: r#"{"algorithm":"guava","nodes":[{"id":"0"},{"id":"1"},{"id":"2"}]}"#,
+        schema: schema_of::<GuavaParams>,
+        build: |spec, t| build_with(spec, t, |p: &mut GuavaParams, t| Ok(presets::guava(t, p.key_hash)?)),
+    },
+    Algorithm {
+        name: "redis-cluster",
+        class_name: "RedisCluster",
+        kind: Kind::Preset { peer: "Redis Cluster key slots (and npm cluster-key-slot)" },
+        nodes: NodeForm::SlotRanges,
+        node_fields: &[Id, SlotRanges],
+        supports: Supports {
+            weights: Weights::Ignored,
+            replicas: false,
+            route_hash: false,
+            analysis: Analysis::SlotShare,
+        },
+        keywords: &[],
+        example: r#"{"algorithm":"redis-cluster","nodes":[
+            {"id":"redis-a","slots":[[0,5460]]},{"id":"redis-b","slots":[[5461,10922]]},
+            {"id":"redis-c","slots":[[10923,16383]]}]}"#,
+        schema: schema_of::<RedisClusterParams>,
+        build: |spec, t| build_with(spec, t, |p, _| redis_cluster(spec, p)),
+    },
+    Algorithm {
+        name: "pymemcache-rendezvous",
+        class_name: "PymemcacheRendezvous",
+        kind: Kind::Preset { peer: "pymemcache 4 RendezvousHash" },
+        nodes: NodeForm::Nodes,
+        node_fields: &[Id, Zone],
+        supports: Supports {
+            weights: Weights::Refused,
+            replicas: true,
+            route_hash: false,
+            analysis: Analysis::Sampled,
+        },
+        keywords: &[],
+        example: r#"{"algorithm":"pymemcache-rendezvous","nodes":[{"id":"127.0.0.1:11211"},{"id":"127.0.0.1:11212"},{"id":"127.0.0.1:11213"}]}"#,
+        schema: schema_of::<PymemcacheParams>,
+        build: |spec, t| {
+            build_with(spec, t, |p: &mut PymemcacheParams, t| {
+                Ok(presets::pymemcache_rendezvous(t, PymemcacheOptions { seed: p.seed })?)
+            })
+        },
+    },
+];
 
 /// The Redis Cluster slot of a key under a preset router, if it is one.
 pub(crate) fn slot(router: &Router, key: &[u8]) -> Option<u32> {

@@ -3,7 +3,7 @@
 use serde_json::{Map, Value};
 
 use crate::spec::Spec;
-use crate::{Error, ErrorCode, Result, native, presets};
+use crate::{Error, ErrorCode, Result, presets, registry};
 
 /// A router built from a topology spec. Immutable; share it freely between threads.
 #[derive(Debug, Clone)]
@@ -45,12 +45,10 @@ impl Router {
             })
             .collect::<Vec<_>>();
         let topology = keyroute::Topology::new(nodes)?;
-        let (core, params) = match native::build(spec, topology.clone()).or_else(|| presets::build(spec, topology)) {
-            Some(built) => built?,
-            None => {
-                return Err(Error::new(ErrorCode::UnknownAlgorithm, format!("unknown algorithm {:?}", spec.algorithm)));
-            }
-        };
+        let algorithm = registry::find(&spec.algorithm).ok_or_else(|| {
+            Error::new(ErrorCode::UnknownAlgorithm, format!("unknown algorithm {:?}", spec.algorithm))
+        })?;
+        let (core, params) = (algorithm.build)(spec, topology)?;
         let params = match params {
             Value::Object(map) => map,
             _ => Map::new(),
@@ -89,7 +87,8 @@ impl Router {
     /// Routes `keys` into `out[..keys.len()]`, allocating nothing.
     ///
     /// # Errors
-    /// `buffer_too_small`, or a key's error (outputs before it are written).
+    /// `buffer_too_small`, or the first refused key's error, whose [`Error::key_index`] says
+    /// which key it was (outputs before it are written).
     pub fn route_batch<K: AsRef<[u8]>>(&self, keys: &[K], out: &mut [u32]) -> Result<()> {
         Ok(self.core.route_batch(keys, out)?)
     }

@@ -170,7 +170,58 @@ fn error_file() -> (String, Value) {
         (
             "slots-gap",
             json!({ "algorithm": "slots", "params": { "count": 4 }, "nodes": [{ "id": "a", "slots": [[0, 1]] }, { "id": "b", "slots": [[3, 3]] }] }),
-            ErrorCode::InvalidSpec,
+            ErrorCode::InvalidParameter,
+        ),
+        (
+            "slots-overlap",
+            json!({ "algorithm": "slots", "params": { "count": 4 }, "nodes": [{ "id": "a", "slots": [[0, 2]] }, { "id": "b", "slots": [[2, 3]] }] }),
+            ErrorCode::InvalidParameter,
+        ),
+        (
+            "slots-reversed",
+            json!({ "algorithm": "slots", "params": { "count": 4 }, "nodes": [{ "id": "a", "slots": [[3, 0]] }] }),
+            ErrorCode::InvalidParameter,
+        ),
+        (
+            "slots-some-nodes-without-ranges",
+            json!({ "algorithm": "slots", "params": { "count": 4 }, "nodes": [{ "id": "a", "slots": [[0, 3]] }, node("b")] }),
+            ErrorCode::InvalidParameter,
+        ),
+        // Limits are checked before anything is allocated: these small specs ask for huge tables.
+        (
+            "slots-count-4e9-explicit",
+            json!({ "algorithm": "slots", "params": { "count": 4_000_000_000u32 }, "nodes": [{ "id": "a", "slots": [[0, 1]] }] }),
+            ErrorCode::TableSizeOutOfRange,
+        ),
+        (
+            "slots-count-over-limit",
+            json!({ "algorithm": "slots", "params": { "count": keyroute_bindings::core::MAX_SLOTS + 1 }, "nodes": [node("a")] }),
+            ErrorCode::TableSizeOutOfRange,
+        ),
+        (
+            "maglev-table-over-limit",
+            json!({ "algorithm": "maglev", "params": { "table_size": keyroute_bindings::core::MAX_TABLE_SIZE + 2 }, "nodes": [node("a")] }),
+            ErrorCode::TableSizeOutOfRange,
+        ),
+        (
+            "ring-points-over-limit",
+            json!({ "algorithm": "ring", "params": { "points_per_weight": keyroute_bindings::core::MAX_POINTS + 1 }, "nodes": [node("a")] }),
+            ErrorCode::TooManyPoints,
+        ),
+        (
+            "redis-slot-past-16383",
+            json!({ "algorithm": "redis-cluster", "nodes": [{ "id": "a", "slots": [[0, 16384]] }] }),
+            ErrorCode::InvalidParameter,
+        ),
+        (
+            "redis-slot-past-u32",
+            json!({ "algorithm": "redis-cluster", "nodes": [{ "id": "a", "slots": [[0, 4_294_967_295u32]] }] }),
+            ErrorCode::InvalidParameter,
+        ),
+        (
+            "redis-slot-gap",
+            json!({ "algorithm": "redis-cluster", "nodes": [{ "id": "a", "slots": [[0, 8000]] }, { "id": "b", "slots": [[8002, 16383]] }] }),
+            ErrorCode::InvalidParameter,
         ),
         (
             "version-too-large",
@@ -200,6 +251,23 @@ fn error_file() -> (String, Value) {
     let u64be = json!({ "algorithm": "jump", "params": { "key_hash": "u64be" }, "nodes": [node("a"), node("b")] });
     cases.push(json!({ "id": "jump-u64be-short-key", "spec": u64be, "key": "1234567",
         "error": ErrorCode::InvalidKey.name(), "code": ErrorCode::InvalidKey.code() }));
+    // The key text policy: UTF-16 text is routed as its UTF-8, and a lone surrogate is refused,
+    // never replaced by U+FFFD (which would route like another key).
+    for (id, units) in
+        [("utf16-lone-high-surrogate", vec![0xD800u16]), ("utf16-lone-low-surrogate", vec![0x61, 0xDC00])]
+    {
+        cases.push(json!({ "id": id, "spec": three, "key_utf16": units,
+            "error": ErrorCode::InvalidUtf8.name(), "code": ErrorCode::InvalidUtf8.code() }));
+    }
+    let ring = Router::from_json(&three.to_string()).unwrap();
+    for (id, text) in
+        [("utf16-surrogate-pair", "\u{1F600}"), ("utf16-bmp", "caf\u{e9}"), ("utf16-replacement-char", "\u{FFFD}")]
+    {
+        let units: Vec<u16> = text.encode_utf16().collect();
+        cases.push(
+            json!({ "id": id, "spec": three, "key_utf16": units, "node": ring.route_id(text.as_bytes()).unwrap() }),
+        );
+    }
     let doc = json!({
         "id": "native-errors",
         "description": "Specs and requests keyroute must refuse, with the error each gets.",

@@ -5,12 +5,11 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 
 use clap::Args;
-use keyroute_bindings::core::analysis::{self, Balance, Method};
 use keyroute_bindings::{ErrorCode, Router, Spec};
 use serde_json::{Value, json};
 
 use crate::error::{CliError, Result};
-use crate::report::{algorithm, hex, method, method_name, pct, pct2};
+use crate::report::{Report, Row, algorithm, hex, method, pct, pct2};
 use crate::{input, plot};
 
 /// Measure balance.
@@ -44,29 +43,6 @@ pub struct BalanceArgs {
 /// Point counts compared when none are given.
 const DEFAULT_POINTS: [u32; 4] = [10, 50, 150, 500];
 
-/// One configuration's exact ownership.
-pub struct Row {
-    /// `160 points/node`, or the algorithm.
-    pub label: String,
-    /// Points per weight, for rings.
-    pub points: Option<u32>,
-    /// Share of keys per node.
-    pub shares: Vec<f64>,
-    pub balance: Balance,
-    pub method: Method,
-    /// The spec's own configuration.
-    pub own: bool,
-}
-
-/// Everything the report and the chart show.
-pub struct Report {
-    pub title: String,
-    pub ids: Vec<String>,
-    /// Per node: weight / total weight.
-    pub fair: Vec<f64>,
-    pub rows: Vec<Row>,
-}
-
 pub fn run(args: &BalanceArgs) -> Result<()> {
     let spec = input::spec(&args.topology)?;
     let router = Router::from_spec(&spec).map_err(|e| CliError::from_bindings(args.topology.display(), &e))?;
@@ -88,9 +64,15 @@ fn measure(spec: &Spec, router: &Router, points: Option<&[u32]>) -> Result<Repor
     let ids: Vec<String> = (0..router.len() as u32).filter_map(|i| router.node_id(i)).map(str::to_owned).collect();
     let fair: Vec<f64> = topology.nodes().iter().map(|n| f64::from(n.weight()) / total).collect();
     let row = |r: &Router, label: String, points: Option<u32>, own: bool| {
-        let o = analysis::ownership(r.core());
-        let balance = o.balance(r.core().topology());
-        Row { label, points, shares: o.shares, balance, method: o.method, own }
+        let o = keyroute_bindings::analysis::ownership(r);
+        Row {
+            label,
+            points,
+            shares: o.shares.iter().map(|s| s.share).collect(),
+            balance: o.balance,
+            method: o.method,
+            own,
+        }
     };
     let own_points = (spec.algorithm == "ring").then(|| match router.core() {
         keyroute_bindings::core::Router::Ring(r) => (r.points() as u64 / topology.total_weight().max(1)) as u32,
@@ -178,7 +160,7 @@ fn json(report: &Report, router: &Router) -> String {
         .map(|r| {
             json!({
                 "points_per_weight": r.points,
-                "method": method_name(r.method),
+                "method": r.method.name(),
                 "cv": r.balance.cv,
                 "max_over_mean": r.balance.max_over_mean,
                 "min_over_mean": r.balance.min_over_mean,

@@ -88,6 +88,7 @@ enum Outcome {
 
 struct Figures {
     moved: f64,
+    ideal_moved: f64,
     method: Method,
     measured_moved: f64,
     max_over_mean: f64,
@@ -129,7 +130,11 @@ pub fn run(args: &DemoArgs) -> Result<()> {
     let mut headline: Option<(f64, f64)> = None;
     for scenario in scenarios() {
         let outcomes = run_scenario(&scenario, &keys)?;
-        let ideal = ideal_moved(&scenario);
+        let ideal = outcomes.iter().find_map(|o| match o {
+            Outcome::Figures(f) => Some(f.ideal_moved),
+            Outcome::Refused(_) => None,
+        });
+        let ideal = ideal.unwrap_or_default();
         let mut s = String::new();
         let _ = writeln!(s, "{}: ideally {} of keys move, all onto the new node", scenario.title, pct(ideal));
         let _ = writeln!(s, "  {:<27} {:>17}   {:>26}", "", "keys moved", "balance after the change");
@@ -185,21 +190,14 @@ pub fn run(args: &DemoArgs) -> Result<()> {
     Ok(())
 }
 
+/// How a row's exact figures were obtained, in the table's few words.
 fn method_short(m: Method) -> &'static str {
-    match m {
-        Method::Exact => "hash space",
-        Method::SlotShare => "per slot",
-        Method::Expected => "closed form",
-        Method::Sampled { .. } => "sampled",
-        _ => "?",
+    match m.name() {
+        "exact" => "hash space",
+        "slot_share" => "per slot",
+        "expected" => "closed form",
+        _ => "sampled",
     }
-}
-
-/// The least any scheme moves: the weight share that must reach the new node.
-fn ideal_moved(s: &Scenario) -> f64 {
-    let total = |n: &[NodeSpec]| n.iter().map(|x| f64::from(x.weight)).sum::<f64>();
-    let new: f64 = s.to.iter().filter(|n| !s.from.iter().any(|f| f.id == n.id)).map(|n| f64::from(n.weight)).sum();
-    new / total(&s.to)
 }
 
 fn spec(alg: &Algorithm, nodes: &[NodeSpec]) -> Result<Spec> {
@@ -271,6 +269,7 @@ fn row(alg: &Algorithm, s: &Scenario, keys: &[Vec<u8>]) -> Result<Outcome> {
         measure(a, &b, keys).map_err(|e| CliError::from_bindings(alg.label, &keyroute_bindings::Error::from(e)))?;
     Ok(Outcome::Figures(Figures {
         moved: d.moved,
+        ideal_moved: analysis::ideal_moved(a.topology(), b.topology()),
         method: d.method,
         measured_moved,
         max_over_mean: balance.max_over_mean,
@@ -279,9 +278,10 @@ fn row(alg: &Algorithm, s: &Scenario, keys: &[Vec<u8>]) -> Result<Outcome> {
     }))
 }
 
-/// Routes every key through both routers: the moved share (owners compared by id) and the CV
-/// of keys per node over each node's fair share, after the change.
-fn measure(a: &kr::Router, b: &kr::Router, keys: &[Vec<u8>]) -> kr::Result<(f64, f64)> {
+/// Routes every key through both routers: the moved share (owners compared by id) and the
+/// balance of the keys each node got, after the change (the same figure as the exact one,
+/// from counted keys).
+fn measure(a: &kr::Router, b: &kr::Router, keys: &[Vec<u8>]) -> std::result::Result<(f64, f64), kr::BatchError> {
     let (ta, tb) = (a.topology(), b.topology());
     let to_b: Vec<Option<u32>> = ta.nodes().iter().map(|n| tb.position(n.id())).collect();
     let mut counts = vec![0u64; tb.len()];
@@ -298,15 +298,6 @@ fn measure(a: &kr::Router, b: &kr::Router, keys: &[Vec<u8>]) -> kr::Result<(f64,
         }
     }
     let n = keys.len() as f64;
-    let total = tb.total_weight() as f64;
-    let ratios: Vec<f64> = tb
-        .nodes()
-        .iter()
-        .zip(&counts)
-        .filter(|(node, _)| node.weight() > 0)
-        .map(|(node, &c)| (c as f64 / n) / (f64::from(node.weight()) / total))
-        .collect();
-    let mean = ratios.iter().sum::<f64>() / ratios.len().max(1) as f64;
-    let var = ratios.iter().map(|r| (r - mean).powi(2)).sum::<f64>() / ratios.len().max(1) as f64;
-    Ok((moved as f64 / n, var.sqrt() / mean))
+    let shares: Vec<f64> = counts.iter().map(|&c| c as f64 / n).collect();
+    Ok((moved as f64 / n, analysis::balance(tb, &shares).cv))
 }

@@ -1,5 +1,5 @@
-//! The CLI's errors: a kind from the bindings' one error table (or an I/O failure) and a
-//! message, printed as one line. Every one exits with status 2.
+//! The CLI's errors: a kind from the bindings' one error table and a message, printed as one
+//! line. Every one exits with status 2.
 
 use std::fmt;
 use std::io;
@@ -11,8 +11,6 @@ use keyroute_bindings::{Error, ErrorCode};
 pub enum Kind {
     /// A kind from the error table, with its stable code.
     Code(ErrorCode),
-    /// Reading or writing a file or stream failed.
-    Io,
     /// The reader of our output went away (`keyroute route … | head`): not an error.
     BrokenPipe,
 }
@@ -35,7 +33,7 @@ impl CliError {
         if e.kind() == io::ErrorKind::BrokenPipe {
             return Self { kind: Kind::BrokenPipe, message: String::new() };
         }
-        Self { kind: Kind::Io, message: one_line(&format!("{what}: {e}")) }
+        Self::new(ErrorCode::Io, format!("{what}: {e}"))
     }
 
     /// A bindings error, with what it was about (a file name, a line).
@@ -53,7 +51,6 @@ impl fmt::Display for CliError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.kind {
             Kind::Code(c) => write!(f, "error {} (code {}): {}", c.name(), c.code(), self.message),
-            Kind::Io => write!(f, "error io: {}", self.message),
             Kind::BrokenPipe => write!(f, "broken pipe"),
         }
     }

@@ -5,6 +5,12 @@
 //! routes through `keyroute-bindings`, so its answers are the library's answers. Bad input
 //! gives one line naming the error code, and exit status 2.
 
+// The workspace denies panicking constructs everywhere a library boundary could be crossed. This
+// binary's reports index tables they sized themselves, and a panic here still ends as one line
+// with code `internal` (the hook in `main`), so indexing is allowed; unwrap and friends are not.
+#![allow(clippy::indexing_slicing)]
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
+
 mod balance;
 mod demo;
 mod error;

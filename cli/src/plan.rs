@@ -5,12 +5,12 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use keyroute_bindings::core::analysis::{self, Diff};
+use keyroute_bindings::analysis::{self, Diff};
 use keyroute_bindings::{Router, Transition};
 use serde_json::{Value, json};
 
 use crate::error::{CliError, Result};
-use crate::report::{algorithm, hex, method, method_name, pct2, thousands};
+use crate::report::{algorithm, hex, method, pct2, thousands};
 use crate::{input, route};
 
 /// Plan a membership change.
@@ -62,8 +62,7 @@ pub fn run(args: &PlanArgs) -> Result<()> {
     if let Some(keys) = &args.keys {
         return key_plan(args, &transition, keys);
     }
-    let d = analysis::diff(a.core(), b.core())
-        .map_err(|e| CliError::from_bindings("diff", &keyroute_bindings::Error::from(e)))?;
+    let d = analysis::diff(&a, &b).map_err(|e| CliError::from_bindings("diff", &e))?;
     let summary = Summary::new(&a, &b, &d, progress);
     let text = if args.json { summary.json(&transition, &d) } else { summary.text(args, &transition, &d) };
     let stdout = io::stdout();
@@ -71,14 +70,7 @@ pub fn run(args: &PlanArgs) -> Result<()> {
     out.write_all(text.as_bytes())?;
     if args.arcs {
         for arc in &d.moved_arcs {
-            writeln!(
-                out,
-                "{:016x}\t{:016x}\t{}\t{}",
-                arc.start,
-                arc.end,
-                summary.a_id(arc.from),
-                summary.b_id(arc.to)
-            )?;
+            writeln!(out, "{:016x}\t{:016x}\t{}\t{}", arc.start, arc.end, arc.from, arc.to)?;
         }
     }
     out.flush()?;
@@ -97,8 +89,6 @@ struct Summary {
     lost: Vec<f64>,
     /// `[from][to]` over union indices, at progress 1.
     matrix: Vec<Vec<f64>>,
-    /// The least any balanced scheme moves: Σ max(0, fair share in A − fair share in B).
-    minimum: f64,
     progress: f64,
 }
 
@@ -119,7 +109,9 @@ impl Summary {
         let (mut before, mut gained, mut lost) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
         let mut matrix = if n <= MATRIX_NODES { vec![vec![0.0; n]; n] } else { Vec::new() };
         for f in &d.flows {
-            let (Some(&i), Some(&j)) = (a_index.get(f.from as usize), b_index.get(f.to as usize)) else { continue };
+            let (Some(&i), Some(&j)) = (a_index.get(f.from_index as usize), b_index.get(f.to_index as usize)) else {
+                continue;
+            };
             before[i] += f.share;
             if i != j {
                 gained[j] += f.share;
@@ -129,26 +121,7 @@ impl Summary {
                 *cell += f.share;
             }
         }
-        let fair = |r: &Router, idx: &[usize]| {
-            let t = r.core().topology();
-            let total = t.total_weight() as f64;
-            let mut v = vec![0.0; n];
-            for (node, &u) in t.nodes().iter().zip(idx) {
-                v[u] = f64::from(node.weight()) / total;
-            }
-            v
-        };
-        let (fa, fb) = (fair(a, &a_index), fair(b, &b_index));
-        let minimum = fa.iter().zip(&fb).map(|(x, y)| (x - y).max(0.0)).sum();
-        Self { ids, a_index, b_index, before, gained, lost, matrix, minimum, progress }
-    }
-
-    fn a_id(&self, i: u32) -> &str {
-        self.a_index.get(i as usize).and_then(|&u| self.ids.get(u)).map_or("?", String::as_str)
-    }
-
-    fn b_id(&self, j: u32) -> &str {
-        self.b_index.get(j as usize).and_then(|&u| self.ids.get(u)).map_or("?", String::as_str)
+        Self { ids, a_index, b_index, before, gained, lost, matrix, progress }
     }
 
     /// Share of keys on node `u` at the current progress.
@@ -182,7 +155,7 @@ impl Summary {
             s,
             "moved: {} of keys  (a perfectly balanced scheme must move at least {})",
             pct2(d.moved),
-            pct2(self.minimum)
+            pct2(d.ideal_moved)
         );
         if args.progress.is_some() {
             let _ = writeln!(
@@ -225,7 +198,9 @@ impl Summary {
             let mut moves: Vec<(usize, usize, f64)> = d
                 .flows
                 .iter()
-                .filter_map(|f| Some((*self.a_index.get(f.from as usize)?, *self.b_index.get(f.to as usize)?, f.share)))
+                .filter_map(|f| {
+                    Some((*self.a_index.get(f.from_index as usize)?, *self.b_index.get(f.to_index as usize)?, f.share))
+                })
                 .filter(|&(i, j, _)| i != j)
                 .collect();
             moves.sort_by(|x, y| y.2.total_cmp(&x.2));
@@ -276,12 +251,11 @@ impl Summary {
             .flows
             .iter()
             .map(|f| {
-                let moved = self.a_index.get(f.from as usize) != self.b_index.get(f.to as usize);
                 json!({
-                    "from": self.a_id(f.from),
-                    "to": self.b_id(f.to),
+                    "from": f.from,
+                    "to": f.to,
                     "share": f.share,
-                    "moved": moved,
+                    "moved": f.from != f.to,
                 })
             })
             .collect();
@@ -299,9 +273,9 @@ impl Summary {
         let doc = json!({
             "from": side(t.from()),
             "to": side(t.to()),
-            "method": method_name(d.method),
+            "method": d.method.name(),
             "moved": d.moved,
-            "minimum_balanced": self.minimum,
+            "minimum_balanced": d.ideal_moved,
             "progress": self.progress,
             "moved_now": self.progress * d.moved,
             "moved_arcs": d.moved_arcs.len(),
@@ -337,7 +311,8 @@ fn key_plan(args: &PlanArgs, t: &Transition, path: &Path) -> Result<()> {
         };
         if full {
             // The core's streaming plan: only moved keys come out.
-            for (i, m) in analysis::plan(a.core(), b.core(), keys.iter().copied()).enumerate() {
+            for (i, m) in keyroute_bindings::core::analysis::plan(a.core(), b.core(), keys.iter().copied()).enumerate()
+            {
                 let m = m.map_err(|e| {
                     CliError::from_bindings(
                         format_args!("keys line {}", first + i as u64),

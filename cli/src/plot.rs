@@ -7,9 +7,8 @@ use keyroute_bindings::ErrorCode;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use crate::balance::Report;
 use crate::error::{CliError, Result};
-use crate::report::pct;
+use crate::report::{Report, pct};
 
 /// Bar colours, light to dark: more points per node reads as a darker, more even bar.
 const BLUES: [RGBColor; 6] = [
@@ -32,8 +31,9 @@ pub fn balance_svg(report: &Report, path: &Path) -> Result<()> {
     let width = (180 + nodes * per_node).clamp(900, 3000) as u32;
     let height = 600u32;
     let root = SVGBackend::new(path, (width, height)).into_drawing_area();
-    draw(report, &root).map_err(|e| CliError::new(ErrorCode::InvalidParameter, format!("plot: {e}")))?;
-    root.present().map_err(|e| CliError::new(ErrorCode::InvalidParameter, format!("writing {}: {e}", path.display())))
+    let failed = |e: &dyn std::fmt::Display| CliError::new(ErrorCode::Io, format!("writing {}: {e}", path.display()));
+    draw(report, &root).map_err(|e| failed(&e))?;
+    root.present().map_err(|e| failed(&e))
 }
 
 type DrawResult = std::result::Result<(), Box<dyn std::error::Error>>;

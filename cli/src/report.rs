@@ -1,7 +1,8 @@
-//! Small formatting helpers shared by the commands' reports.
+//! What the commands' reports share: small formatting helpers, and the ownership report that
+//! `balance` prints and `plot` draws.
 
 use keyroute_bindings::Router;
-use keyroute_bindings::core::analysis::Method;
+use keyroute_bindings::analysis::{Balance, Method};
 
 /// The algorithm a router's spec names, with its parameters: `ring (points_per_weight 160)`.
 pub fn algorithm(r: &Router) -> String {
@@ -37,29 +38,38 @@ pub fn thousands(n: u64) -> String {
 
 /// How a figure was obtained, in a few words.
 pub fn method(m: Method) -> String {
-    match m {
-        Method::Exact => "exact: measured on the key-hash space, no keys sampled".into(),
-        Method::SlotShare => "exact per slot: every slot counts equally".into(),
-        Method::Expected => "closed form: the algorithm's expected figure for hashed keys".into(),
-        Method::Sampled { keys } => format!("estimated from {} sample keys", thousands(u64::from(keys))),
-        _ => "unknown".into(),
-    }
-}
-
-/// A short machine name for a method (JSON output).
-pub fn method_name(m: Method) -> &'static str {
-    match m {
-        Method::Exact => "exact",
-        Method::SlotShare => "slot_share",
-        Method::Expected => "expected",
-        Method::Sampled { .. } => "sampled",
-        _ => "unknown",
+    match m.sample_keys() {
+        Some(keys) => format!("estimated from {} sample keys", thousands(u64::from(keys))),
+        None => m.describe().to_owned(),
     }
 }
 
 /// `16` hex digits, as fingerprints are shown everywhere.
 pub fn hex(fingerprint: u64) -> String {
     format!("{fingerprint:016x}")
+}
+
+/// One configuration's exact ownership.
+pub struct Row {
+    /// `160 points/node`, or the algorithm.
+    pub label: String,
+    /// Points per weight, for rings.
+    pub points: Option<u32>,
+    /// Share of keys per node.
+    pub shares: Vec<f64>,
+    pub balance: Balance,
+    pub method: Method,
+    /// The spec's own configuration.
+    pub own: bool,
+}
+
+/// Everything the report and the chart show.
+pub struct Report {
+    pub title: String,
+    pub ids: Vec<String>,
+    /// Per node: weight / total weight.
+    pub fair: Vec<f64>,
+    pub rows: Vec<Row>,
 }
 
 #[cfg(test)]

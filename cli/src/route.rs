@@ -114,7 +114,7 @@ impl Output {
             self.owners.resize(keys.len(), 0);
         }
         if let Err(e) = router.route_batch(keys, &mut self.owners) {
-            return Err(locate(router, keys, first_line, &e));
+            return Err(locate(keys, first_line, &e));
         }
         let Self { buf, owners, suffix, json, .. } = self;
         for (key, &owner) in keys.iter().zip(owners.iter()) {
@@ -188,14 +188,14 @@ fn json_key(buf: &mut Vec<u8>, key: &[u8]) {
     }
 }
 
-/// A batch failed: route key by key to name the first bad key and its line.
-fn locate(router: &Router, keys: &[&[u8]], first_line: u64, e: &keyroute_bindings::Error) -> CliError {
-    for (i, key) in keys.iter().enumerate() {
-        if let Err(e) = router.route(key) {
-            return CliError::from_bindings(format_args!("key {} (line {})", show(key), first_line + i as u64), &e);
+/// A batch failed: name the key that failed and its line.
+fn locate(keys: &[&[u8]], first_line: u64, e: &keyroute_bindings::Error) -> CliError {
+    match e.key_index().and_then(|i| Some((i, keys.get(i)?))) {
+        Some((i, key)) => {
+            CliError::from_bindings(format_args!("key {} (line {})", show(key), first_line + i as u64), e)
         }
+        None => CliError::from_bindings("routing", e),
     }
-    CliError::from_bindings("routing", e)
 }
 
 /// A key for a message: its text, shortened, or hex when it is not UTF-8.

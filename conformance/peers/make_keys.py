@@ -5,8 +5,9 @@ Deterministic (fixed seed), so a re-capture routes exactly the same keys. Each e
 key's bytes in hex plus a short tag saying what the key exercises.
 """
 import json
-import random
 import os
+import random
+
 
 def main():
     rng = random.Random(20261129)
@@ -28,10 +29,10 @@ def main():
     for n in (250, 251, 300, 1000):
         add(("L" * (n - 5) + "%05d" % n).encode(), "long")
     alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789:_-."
-    for i in range(400):
+    for _ in range(400):
         n = rng.randint(1, 40)
         add("".join(rng.choice(alphabet) for _ in range(n)).encode(), "random-ascii")
-    for i in range(60):
+    for _ in range(60):
         cps = [rng.choice([rng.randint(0xA0, 0x7FF), rng.randint(0x800, 0xD7FF), rng.randint(0x10000, 0x10FFFF)])
                for _ in range(rng.randint(1, 6))]
         add(("k" + "".join(chr(c) for c in cps)).encode("utf-8"), "random-utf8")

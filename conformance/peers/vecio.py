@@ -2,7 +2,8 @@
 
 Used by the server captures (redis-cluster/, nginx/, twemproxy/), which put this folder on sys.path.
 """
-import json, subprocess
+import json
+import subprocess
 
 
 def load_keys(path):

@@ -4,7 +4,7 @@
 //! `make bench` runs this and then `scripts/bench_report.py`, which prints every median as a
 //! ratio to F measured in the same run. Bytes per point are measured with a counting global
 //! allocator (what the structure really holds, not what its layout suggests).
-#![allow(missing_docs, clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+#![allow(missing_docs, clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::hash::{Hash, Hasher};

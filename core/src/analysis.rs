@@ -33,6 +33,40 @@ pub enum Method {
     },
 }
 
+impl Method {
+    /// The method's stable name, as every surface reports it: `exact`, `slot_share`,
+    /// `expected` or `sampled`.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Exact => "exact",
+            Self::SlotShare => "slot_share",
+            Self::Expected => "expected",
+            Self::Sampled { .. } => "sampled",
+        }
+    }
+
+    /// How the figure was obtained, in a few words for people.
+    #[must_use]
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::Exact => "exact: measured on the key-hash space, no key sampled",
+            Self::SlotShare => "exact per slot: every slot counts equally",
+            Self::Expected => "closed form: the algorithm's expected figure for hashed keys",
+            Self::Sampled { .. } => "estimated from sample keys",
+        }
+    }
+
+    /// The number of sample keys, for [`Method::Sampled`].
+    #[must_use]
+    pub fn sample_keys(self) -> Option<u32> {
+        match self {
+            Self::Sampled { keys } => Some(keys),
+            _ => None,
+        }
+    }
+}
+
 /// Share of keys per node (indices into the router's topology); shares sum to 1.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Ownership {
@@ -57,22 +91,47 @@ impl Ownership {
     /// Balance of these shares over `topology` (the router's), nodes of weight 0 left out.
     #[must_use]
     pub fn balance(&self, topology: &Topology) -> Balance {
-        let total = topology.total_weight() as f64;
-        let ratios: Vec<f64> = topology
-            .nodes()
-            .iter()
-            .zip(&self.shares)
-            .filter(|(n, _)| n.weight() > 0)
-            .map(|(n, &s)| s / (f64::from(n.weight()) / total))
-            .collect();
-        let n = ratios.len().max(1) as f64;
-        let mean = ratios.iter().sum::<f64>() / n;
-        let var = ratios.iter().map(|r| (r - mean) * (r - mean)).sum::<f64>() / n;
-        let max = ratios.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        let min = ratios.iter().copied().fold(f64::INFINITY, f64::min);
-        let mean = if mean > 0.0 { mean } else { 1.0 };
-        Balance { cv: libm::sqrt(var) / mean, max_over_mean: max / mean, min_over_mean: min / mean }
+        balance(topology, &self.shares)
     }
+}
+
+/// Balance of per-node shares of keys (`shares[i]` for node `i` of `topology`, summing to 1,
+/// however they were obtained: analysed or counted), nodes of weight 0 left out.
+#[must_use]
+pub fn balance(topology: &Topology, shares: &[f64]) -> Balance {
+    let total = topology.total_weight() as f64;
+    let ratios: Vec<f64> = topology
+        .nodes()
+        .iter()
+        .zip(shares)
+        .filter(|(n, _)| n.weight() > 0)
+        .map(|(n, &s)| s / (f64::from(n.weight()) / total))
+        .collect();
+    let n = ratios.len().max(1) as f64;
+    let mean = ratios.iter().sum::<f64>() / n;
+    let var = ratios.iter().map(|r| (r - mean) * (r - mean)).sum::<f64>() / n;
+    let max = ratios.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let min = ratios.iter().copied().fold(f64::INFINITY, f64::min);
+    let mean = if mean > 0.0 { mean } else { 1.0 };
+    Balance { cv: libm::sqrt(var) / mean, max_over_mean: max / mean, min_over_mean: min / mean }
+}
+
+/// The least share of keys any router must move when `from` becomes `to`: each node (matched by
+/// id) keeps at most the smaller of its fair shares `w / Σw` before and after, so
+/// `1 − Σ min(share_from, share_to)`. Adding one node of weight 1 to `n` equal ones gives
+/// `1/(n+1)`.
+#[must_use]
+pub fn ideal_moved(from: &Topology, to: &Topology) -> f64 {
+    let (total_from, total_to) = (from.total_weight() as f64, to.total_weight() as f64);
+    let kept: f64 = to
+        .nodes()
+        .iter()
+        .filter_map(|n| {
+            let before = from.nodes().get(from.position(n.id())? as usize)?;
+            Some((f64::from(before.weight()) / total_from).min(f64::from(n.weight()) / total_to))
+        })
+        .sum();
+    (1.0 - kept).max(0.0)
 }
 
 /// A share of keys that goes from one node to another.

@@ -78,5 +78,41 @@ impl fmt::Display for Error {
 
 impl core::error::Error for Error {}
 
+/// Why a batch call stopped: the error, and the position of the key that caused it (none when
+/// the batch as a whole was refused, e.g. [`Error::BufferTooSmall`]). Outputs before that key
+/// may have been written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct BatchError {
+    /// Position in the batch of the key that failed.
+    pub index: Option<usize>,
+    /// What went wrong.
+    pub error: Error,
+}
+
+impl BatchError {
+    /// `error` for the key at `index`.
+    #[must_use]
+    pub fn at(index: usize, error: Error) -> Self {
+        Self { index: Some(index), error }
+    }
+}
+
+impl From<Error> for BatchError {
+    fn from(error: Error) -> Self {
+        Self { index: None, error }
+    }
+}
+
+impl fmt::Display for BatchError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.index {
+            Some(i) => write!(f, "key {i}: {}", self.error),
+            None => self.error.fmt(f),
+        }
+    }
+}
+
+impl core::error::Error for BatchError {}
+
 /// Result with the core's [`Error`].
 pub type Result<T, E = Error> = core::result::Result<T, E>;

@@ -25,15 +25,7 @@
 //! holds any of them. Nothing here panics on any input: every fallible call returns [`Error`].
 
 #![no_std]
-#![deny(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    clippy::unreachable,
-    clippy::todo,
-    clippy::unimplemented
-)]
+// The workspace denies every panicking construct (`[workspace.lints.clippy]`); unit tests may.
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
 
 extern crate alloc;
@@ -55,7 +47,7 @@ mod slots;
 mod topology;
 mod transition;
 
-pub use error::{Error, Result};
+pub use error::{BatchError, Error, Result};
 
 /// The README's Rust snippets, compiled and run as doctests so the docs cannot rot.
 #[cfg(doctest)]

@@ -8,7 +8,7 @@
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 
-use crate::ring::{LookupRule, NameCount, Placement, PointScheme, PointTable, TieBreak};
+use crate::ring::{LookupRule, NameCount, PointPlacement, PointScheme, PointTable, TieBreak};
 use crate::{Error, KeyHash, Result, Topology, hash, replicas};
 
 /// Probes per key when the caller does not choose (the paper's value for ~5% peak-to-mean).
@@ -40,7 +40,7 @@ impl MultiProbe {
             return Err(Error::InvalidParameter("probes must be between 1 and 1024"));
         }
         let scheme = PointScheme {
-            placement: Placement::V1,
+            placement: PointPlacement::V1,
             count: NameCount::Fixed(1),
             key_hash: KeyHash::Xxh3,
             lookup: LookupRule::LowerBound,

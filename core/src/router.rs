@@ -2,7 +2,7 @@
 //! (the spec layer, every language binding, the CLI).
 
 use crate::presets::PresetRouter;
-use crate::{Error, Jump, Maglev, Modulo, MultiProbe, Rendezvous, Result, Ring, Slots, Topology};
+use crate::{BatchError, Error, Jump, Maglev, Modulo, MultiProbe, Rendezvous, Result, Ring, Slots, Topology};
 
 /// Any keyroute router.
 #[derive(Debug, Clone, PartialEq)]
@@ -50,18 +50,15 @@ impl Router {
     /// Routes every key of `keys` into `out[..keys.len()]`; allocates nothing.
     ///
     /// # Errors
-    /// [`Error::BufferTooSmall`], or the first key's error (earlier outputs are written).
-    pub fn route_batch<K: AsRef<[u8]>>(&self, keys: &[K], out: &mut [u32]) -> Result<()> {
+    /// [`Error::BufferTooSmall`], or the first refused key's error with its position (earlier
+    /// outputs are written).
+    pub fn route_batch<K: AsRef<[u8]>>(&self, keys: &[K], out: &mut [u32]) -> Result<(), BatchError> {
         match self {
-            Self::Ring(r) => return r.route_batch(keys, out),
+            Self::Ring(r) => return Ok(r.route_batch(keys, out)?),
             Self::Preset(r) => return r.route_batch(keys, out),
             _ => {}
         }
-        let out = out.get_mut(..keys.len()).ok_or(Error::BufferTooSmall)?;
-        for (o, k) in out.iter_mut().zip(keys) {
-            *o = self.route(k.as_ref())?;
-        }
-        Ok(())
+        route_each(keys, out, |k| self.route(k))
     }
 
     /// Fills `out` with `out.len()` distinct nodes for `key` in preference order, spread over
@@ -97,6 +94,19 @@ impl Router {
             Self::Preset(r) => r.topology(),
         }
     }
+}
+
+/// Routes key by key into `out[..keys.len()]`, stopping at the first refused key.
+pub(crate) fn route_each<K: AsRef<[u8]>>(
+    keys: &[K],
+    out: &mut [u32],
+    route: impl Fn(&[u8]) -> Result<u32>,
+) -> Result<(), BatchError> {
+    let out = out.get_mut(..keys.len()).ok_or(Error::BufferTooSmall)?;
+    for (i, (o, k)) in out.iter_mut().zip(keys).enumerate() {
+        *o = route(k.as_ref()).map_err(|e| BatchError::at(i, e))?;
+    }
+    Ok(())
 }
 
 macro_rules! from_algorithm {

@@ -117,6 +117,41 @@ impl Slots {
         Ok(Self { topology, slot_fn, owners: owners.into(), reachable })
     }
 
+    /// A slot table given as inclusive `[first, last]` ranges per node (`ranges[i]` for node
+    /// `i`), as Redis Cluster's `CLUSTER SLOTS` lists them: together the ranges must give every
+    /// slot exactly one owner. The slot count is checked before anything is allocated.
+    ///
+    /// # Errors
+    /// [`Error::TableSizeOutOfRange`] for 0 or more than [`MAX_SLOTS`] slots;
+    /// [`Error::InvalidParameter`] when `ranges` does not have one entry per node, a range is
+    /// reversed or past the last slot, or a slot has no owner or two.
+    pub fn from_ranges<R: AsRef<[(u32, u32)]>>(topology: Topology, slot_fn: SlotFn, ranges: &[R]) -> Result<Self> {
+        let count = checked_count(slot_fn)?;
+        if ranges.len() != topology.len() {
+            return Err(Error::InvalidParameter("slot ranges must be given for every node"));
+        }
+        const FREE: u32 = u32::MAX;
+        let mut owners = vec![FREE; count as usize];
+        for (i, node_ranges) in (0u32..).zip(ranges) {
+            for &(first, last) in node_ranges.as_ref() {
+                let range = owners
+                    .get_mut(first as usize..=last as usize)
+                    .filter(|_| first <= last)
+                    .ok_or(Error::InvalidParameter("a slot range is reversed or past the last slot"))?;
+                for owner in range {
+                    if *owner != FREE {
+                        return Err(Error::InvalidParameter("a slot is given to two nodes"));
+                    }
+                    *owner = i;
+                }
+            }
+        }
+        if owners.contains(&FREE) {
+            return Err(Error::InvalidParameter("a slot has no owner"));
+        }
+        Self::from_owners(topology, slot_fn, owners)
+    }
+
     /// The table for `to`, moving as few slots as possible from this one.
     ///
     /// Nodes are matched by id. Each node of `to` gets a target of the floor or the ceiling of

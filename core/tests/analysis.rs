@@ -6,7 +6,7 @@
 //! sums), a false failure rate of about 2·10⁻⁹ per comparison. The keys are fixed (`probe:i`),
 //! so each run sees the same sample.
 
-#![allow(clippy::unwrap_used, clippy::indexing_slicing, missing_docs)]
+#![allow(clippy::unwrap_used, clippy::indexing_slicing, missing_docs, clippy::expect_used, clippy::panic)]
 
 mod common;
 

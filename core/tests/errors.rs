@@ -1,17 +1,17 @@
 //! Errors are typed and stable: each [`Error`] variant is produced by its documented cause,
 //! and by nothing that merely looks like it (the boundary values just inside are accepted).
 
-#![allow(clippy::unwrap_used, clippy::indexing_slicing, missing_docs)]
+#![allow(clippy::unwrap_used, clippy::indexing_slicing, missing_docs, clippy::expect_used, clippy::panic)]
 
 mod common;
 
 use std::collections::BTreeSet;
 
-use keyroute::ring::{LookupRule, NameCount, NameDigest, Placement, PointScheme, TieBreak};
+use keyroute::ring::{LookupRule, NameCount, NameDigest, PointPlacement, PointScheme, TieBreak};
 use keyroute::{
-    DEFAULT_PROBES, Error, Jump, JumpKey, JumpVariant, KeyHash, MAX_ID_LEN, MAX_NODES, MAX_POINTS, MAX_PROBES,
-    MAX_SLOTS, MAX_TABLE_SIZE, Maglev, Modulo, MultiProbe, Node, Rendezvous, Ring, Router, SlotFn, Slots, Topology,
-    is_prime,
+    BatchError, DEFAULT_PROBES, Error, Jump, JumpKey, JumpVariant, KeyHash, MAX_ID_LEN, MAX_NODES, MAX_POINTS,
+    MAX_PROBES, MAX_SLOTS, MAX_TABLE_SIZE, Maglev, Modulo, MultiProbe, Node, Rendezvous, Ring, Router, SlotFn, Slots,
+    Topology, is_prime,
 };
 
 fn nodes(ids: &[&str]) -> Vec<Node> {
@@ -218,7 +218,7 @@ fn invalid_parameters() {
         Err(Error::InvalidParameter(_))
     ));
     // Ring schemes that do not fit: one name per node, 1..=4 MD5 words, matching widths.
-    let named = |n: usize, digest| Placement::Named {
+    let named = |n: usize, digest| PointPlacement::Named {
         prefixes: (0..n).map(|i| format!("n{i}-").into_bytes().into()).collect(),
         digest,
     };
@@ -232,10 +232,10 @@ fn invalid_parameters() {
     let bad = [
         scheme(named(1, NameDigest::Md5Words(4)), KeyHash::Md5),
         scheme(named(3, NameDigest::Md5Words(4)), KeyHash::Md5),
-        scheme(Placement::Crc32Chain { bases: vec![b"h\0p".to_vec().into()].into() }, KeyHash::Crc32),
+        scheme(PointPlacement::Crc32Chain { bases: vec![b"h\0p".to_vec().into()].into() }, KeyHash::Crc32),
         scheme(named(2, NameDigest::Md5Words(0)), KeyHash::Md5),
         scheme(named(2, NameDigest::Md5Words(5)), KeyHash::Md5),
-        scheme(Placement::V1, KeyHash::Md5),
+        scheme(PointPlacement::V1, KeyHash::Md5),
         scheme(named(2, NameDigest::Md5Words(4)), KeyHash::Xxh3),
         scheme(named(2, NameDigest::Hash(KeyHash::Xxh3)), KeyHash::Crc32),
     ];
@@ -246,7 +246,7 @@ fn invalid_parameters() {
         scheme(named(2, NameDigest::Md5Words(4)), KeyHash::Md5),
         scheme(named(2, NameDigest::Md5Words(1)), KeyHash::Fnv1a32),
         scheme(named(2, NameDigest::Hash(KeyHash::Murmur3_128)), KeyHash::Xxh3),
-        scheme(Placement::V1, KeyHash::Xxh3),
+        scheme(PointPlacement::V1, KeyHash::Xxh3),
     ] {
         assert!(Ring::with_scheme(t.clone(), &good).is_ok(), "{good:?}");
     }
@@ -266,10 +266,13 @@ fn invalid_key_for_u64be_jump() {
         }
         assert_eq!(j.key_input(&[0, 0, 0, 0, 0, 0, 1, 2]), Ok(0x0102));
         assert!(j.route(&u64::MAX.to_be_bytes()).unwrap() < 3);
-        // A batch stops at the first bad key; outputs before it are written.
+        // A batch stops at the first bad key, and says which; outputs before it are written.
         let mut out = [u32::MAX; 3];
         let keys: [&[u8]; 3] = [&[0; 8], &[1; 7], &[2; 8]];
-        assert!(matches!(r.route_batch(&keys, &mut out), Err(Error::InvalidKey(_))));
+        assert!(matches!(
+            r.route_batch(&keys, &mut out),
+            Err(BatchError { index: Some(1), error: Error::InvalidKey(_) })
+        ));
         assert_eq!(out[0], j.route(&[0; 8]).unwrap());
     }
     // Hashed jump keys accept any bytes.
@@ -293,7 +296,7 @@ fn buffer_too_small() {
     for r in &routers {
         for short in [0, 1, keys.len() - 1] {
             let mut out = vec![0; short];
-            assert_eq!(r.route_batch(&keys, &mut out), Err(Error::BufferTooSmall), "{r:?}");
+            assert_eq!(r.route_batch(&keys, &mut out), Err(Error::BufferTooSmall.into()), "{r:?}");
         }
         let mut exact = vec![0; keys.len()];
         assert_eq!(r.route_batch(&keys, &mut exact), Ok(()));

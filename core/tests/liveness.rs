@@ -9,7 +9,7 @@
 //! table the turn rule defines; what the build costs is measured by the `build/maglev-skewed`
 //! benchmark (`make bench`) beside the equal-weight build, never by a timer in a test.
 
-#![allow(clippy::unwrap_used, clippy::indexing_slicing, missing_docs)]
+#![allow(clippy::unwrap_used, clippy::indexing_slicing, missing_docs, clippy::expect_used, clippy::panic)]
 
 use keyroute::{Maglev, Node, Topology, is_prime};
 

@@ -7,7 +7,7 @@
 //! (`golden_*`) were computed by these naive implementations; they freeze the native schemes,
 //! since a change that moves any key must be a new scheme version, never a silent change.
 
-#![allow(clippy::unwrap_used, clippy::indexing_slicing, missing_docs)]
+#![allow(clippy::unwrap_used, clippy::indexing_slicing, missing_docs, clippy::expect_used, clippy::panic)]
 
 mod common;
 

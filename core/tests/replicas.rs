@@ -10,7 +10,7 @@
 //!
 //! Jump and modulo define no order past the owner and refuse with `ReplicasUnsupported`.
 
-#![allow(clippy::unwrap_used, clippy::indexing_slicing, missing_docs)]
+#![allow(clippy::unwrap_used, clippy::indexing_slicing, missing_docs, clippy::expect_used, clippy::panic)]
 
 mod common;
 

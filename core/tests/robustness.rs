@@ -8,18 +8,18 @@
 //! entries) are left to the error tests' boundary cases: they are correct, just slow in a
 //! debug build.
 
-#![allow(clippy::unwrap_used, clippy::indexing_slicing, missing_docs)]
+#![allow(clippy::unwrap_used, clippy::indexing_slicing, missing_docs, clippy::expect_used, clippy::panic)]
 
 mod common;
 
 use std::collections::BTreeSet;
 
 use common::config;
-use keyroute::ring::{LookupRule, NameCount, NameDigest, Placement, PointScheme, TieBreak};
+use keyroute::ring::{LookupRule, NameCount, NameDigest, PointPlacement, PointScheme, TieBreak};
 use keyroute::{
-    Error, Jump, JumpKey, JumpVariant, KeyHash, MAX_ID_LEN, MAX_POINTS, MAX_PROBES, MAX_SLOTS, MAX_TABLE_SIZE, Maglev,
-    Modulo, MultiProbe, Node, Rendezvous, Ring, Router, SlotFn, Slots, Topology, is_prime, jump_hash, jump_hash_guava,
-    redis_hash_tag, redis_slot,
+    BatchError, Error, Jump, JumpKey, JumpVariant, KeyHash, MAX_ID_LEN, MAX_POINTS, MAX_PROBES, MAX_SLOTS,
+    MAX_TABLE_SIZE, Maglev, Modulo, MultiProbe, Node, Rendezvous, Ring, Router, SlotFn, Slots, Topology, is_prime,
+    jump_hash, jump_hash_guava, redis_hash_tag, redis_slot,
 };
 use proptest::prelude::*;
 
@@ -188,8 +188,10 @@ fn exercise(r: &Router, keys: &[Vec<u8>], u64be: bool) -> Result<(), TestCaseErr
         let mut out = vec![u32::MAX; out_len];
         match r.route_batch(keys, &mut out) {
             Ok(()) => prop_assert!(out_len >= keys.len()),
-            Err(Error::BufferTooSmall) => prop_assert!(out_len < keys.len()),
-            Err(Error::InvalidKey(_)) => prop_assert!(u64be),
+            Err(BatchError { index: None, error: Error::BufferTooSmall }) => prop_assert!(out_len < keys.len()),
+            Err(BatchError { index: Some(i), error: Error::InvalidKey(_) }) => {
+                prop_assert!(u64be && keys.get(i).is_some_and(|k| k.len() != 8));
+            }
             Err(e) => prop_assert!(false, "batch: {:?}", e),
         }
     }
@@ -353,22 +355,22 @@ proptest! {
         let names = (t.len() as i64 + i64::from(prefix_count_delta)).max(0) as usize;
         let per_node: Box<[Box<[u8]>]> = (0..names).map(|i| format!("h{i}:11211-").into_bytes().into()).collect();
         let placement = match placement {
-            0 => Placement::V1,
-            1 => Placement::Named { prefixes: per_node, digest },
-            _ => Placement::Crc32Chain { bases: per_node },
+            0 => PointPlacement::V1,
+            1 => PointPlacement::Named { prefixes: per_node, digest },
+            _ => PointPlacement::Crc32Chain { bases: per_node },
         };
         // Mostly a key hash as wide as the points, so that most schemes build.
         let key_hash = match (&placement, digest) {
             _ if !fit_width => key_hash,
-            (Placement::V1, _) => if key_hash.bits() == 64 { key_hash } else { KeyHash::Xxh3 },
-            (Placement::Named { .. }, NameDigest::Hash(h)) => if key_hash.bits() == h.bits() { key_hash } else { h },
+            (PointPlacement::V1, _) => if key_hash.bits() == 64 { key_hash } else { KeyHash::Xxh3 },
+            (PointPlacement::Named { .. }, NameDigest::Hash(h)) => if key_hash.bits() == h.bits() { key_hash } else { h },
             _ => if key_hash.bits() == 32 { key_hash } else { KeyHash::Md5 },
         };
         let scheme = PointScheme { placement, count, key_hash, lookup, ties };
         // An estimate of the points, to skip valid but large rings.
         let (n, total) = (t.len() as f64, t.total_weight() as f64);
         let per_name = match (&scheme.placement, digest) {
-            (Placement::Named { .. }, NameDigest::Md5Words(k)) => f64::from(k.clamp(1, 4)),
+            (PointPlacement::Named { .. }, NameDigest::Md5Words(k)) => f64::from(k.clamp(1, 4)),
             _ => 1.0,
         };
         let estimate: f64 = t.nodes().iter().filter(|x| x.weight() > 0).map(|x| {

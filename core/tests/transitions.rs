@@ -5,7 +5,7 @@
 //!
 //! Owners are compared by node **id**: a transition's indices span both sides' nodes.
 
-#![allow(clippy::unwrap_used, clippy::indexing_slicing, missing_docs)]
+#![allow(clippy::unwrap_used, clippy::indexing_slicing, missing_docs, clippy::expect_used, clippy::panic)]
 
 mod common;
 

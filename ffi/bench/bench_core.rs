@@ -5,7 +5,7 @@
 //! in one run.
 //!
 //! Run: `cargo run --release -p keyroute-ffi --example bench_core -- [runs]`.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic, clippy::print_stdout)]
 
 use std::hint::black_box;
 use std::time::Instant;

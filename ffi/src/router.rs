@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use keyroute_bindings::{ErrorCode, Router};
 
-use crate::boundary::{bytes, call, error, get_mut, router, router_handle, text, too_long};
+use crate::boundary::{bytes, call, error, get_mut, router, router_handle, text, too_long, utf16};
 use crate::{KrKey, KrRouter, KrStatus};
 
 /// Parses a topology spec (JSON, see `conformance/VECTORS.md`) and builds a router.
@@ -85,6 +85,34 @@ pub unsafe extern "C" fn kr_route(router: *const KrRouter, key: *const u8, key_l
         let out = unsafe { get_mut(node, "node") }?;
         let key = unsafe { bytes(key, key_len, "key") }?;
         *out = r.route(key)?;
+        Ok(())
+    })
+}
+
+/// Routes a text key given as UTF-16 code units (a Java `char[]`, a JavaScript string, a
+/// Windows `wchar_t` string), by the key text policy every surface shares: the key is the
+/// text's UTF-8, and text holding a lone surrogate is refused with `KR_INVALID_UTF8` (never
+/// replaced by U+FFFD, which would route like another key). Allocates nothing for keys of up to
+/// 128 code units.
+///
+/// Errors: as `kr_route`; `KR_INVALID_UTF8`; `KR_INVALID_PARAMETER` for a misaligned `units`.
+///
+/// # Safety
+/// `router` must be NULL or a live handle; `units` must point to `units_len` readable
+/// `uint16_t`s (NULL only when `units_len` is 0); `node` must be NULL or point to a writable
+/// `uint32_t`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn kr_route_utf16(
+    router: *const KrRouter,
+    units: *const u16,
+    units_len: usize,
+    node: *mut u32,
+) -> KrStatus {
+    call(|| {
+        let r = unsafe { self::router(router) }?;
+        let out = unsafe { get_mut(node, "node") }?;
+        let units = unsafe { utf16(units, units_len, "units") }?;
+        *out = keyroute_bindings::keys::with_utf16_key(units, |key| r.route(key))??;
         Ok(())
     })
 }

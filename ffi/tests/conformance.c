@@ -2,8 +2,9 @@
  *
  * The loading contract is the Rust runner's (bindings/tests/conformance.rs): the file's spec
  * builds a router; a case may carry its own `spec` (object) or `spec_json` (raw text); the key
- * is `key` (UTF-8 text) or `key_hex`; expected results are `node` ids, optional `replicas` and
- * `slot`, or `error` + `code` (compared by name and number, never by message). A missing or
+ * is `key` (UTF-8 text), `key_hex` or `key_utf16` (UTF-16 text, routed with kr_route_utf16);
+ * expected results are `node` ids, optional `replicas` and `slot`, or `error` + `code`
+ * (compared by name and number, never by message). A missing or
  * empty corpus fails, as does a file whose own spec does not build.
  *
  * Usage: conformance [VECTORS_DIR]   (default: conformance/vectors/v1, relative to the cwd)
@@ -105,6 +106,32 @@ static int id_equals(const kr_router *r, uint32_t index, const json_t *want) {
 }
 
 /* Runs one case; returns 1 when it passes, else writes why. */
+/* A `key_utf16` case: the text routed through kr_route_utf16 (the key text policy). */
+static int utf16_case(const kr_router *r, const json_t *c, char *why, size_t why_len) {
+    const json_t *units_json = json_object_get(c, "key_utf16"), *unit;
+    size_t n = json_array_size(units_json), i;
+    uint16_t *units = malloc((n ? n : 1) * sizeof *units);
+    uint32_t node = 0;
+    const char *id = NULL;
+    size_t id_len = 0;
+    kr_status s;
+    int ok = 0;
+    if (units == NULL) return 0;
+    json_array_foreach(units_json, i, unit) units[i] = (uint16_t)json_integer_value(unit);
+    s = kr_route_utf16(r, units, n, &node);
+    free(units);
+    if (s != KR_OK) return expected_error(c, s, why, why_len);
+    if (kr_router_node_id(r, node, &id, &id_len) != KR_OK) {
+        snprintf(why, why_len, "node %u has no id", (unsigned)node);
+    } else if (json_object_get(c, "error") != NULL) {
+        snprintf(why, why_len, "expected an error, got node %.*s", (int)id_len, id);
+    } else {
+        ok = id_equals(r, node, json_object_get(c, "node"));
+        if (!ok) snprintf(why, why_len, "node %.*s differs from the expected one", (int)id_len, id);
+    }
+    return ok;
+}
+
 static int run_case(const kr_router *file_router, const json_t *c, char *why, size_t why_len) {
     kr_router *own = NULL;
     const kr_router *r = file_router;
@@ -124,6 +151,10 @@ static int run_case(const kr_router *file_router, const json_t *c, char *why, si
     }
     if (r == NULL) {
         snprintf(why, why_len, "case has no spec and the file has none");
+        goto done;
+    }
+    if (json_is_array(json_object_get(c, "key_utf16"))) {
+        ok = utf16_case(r, c, why, why_len);
         goto done;
     }
     if (!case_key(c, &key, &key_len)) {

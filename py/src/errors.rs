@@ -16,10 +16,9 @@ pub(crate) fn by_code(py: Python<'_>, code: ErrorCode, message: &str) -> PyErr {
     from_factory(py, "_from_code", (code.code(), message))
 }
 
-/// `keyroute.KeyTypeError`: a key that is not `str`, `bytes` or `bytearray` (code
-/// `invalid_key`, and also a `TypeError`).
-pub(crate) fn key_type(py: Python<'_>, message: &str) -> PyErr {
-    from_factory(py, "_key_type_error", (message,))
+/// `keyroute.InvalidTypeError` (also a `TypeError`): an argument of the wrong type.
+pub(crate) fn wrong_type(py: Python<'_>, message: &str) -> PyErr {
+    by_code(py, ErrorCode::InvalidType, message)
 }
 
 /// Builds the exception through `keyroute._errors` (imported once, then cached by Python).
@@ -31,8 +30,8 @@ fn from_factory<'py, A: PyCallArgs<'py>>(py: Python<'py>, factory: &str, args: A
     }
 }
 
-/// `(code, name, description)` for every error kind, in numeric order: what
-/// `keyroute._errors` is generated from and checked against.
-pub(crate) fn table() -> Vec<(u32, &'static str, &'static str)> {
-    ErrorCode::ALL.iter().map(|c| (c.code(), c.name(), c.description())).collect()
+/// `(code, name, category, description)` for every error kind, in numeric order: the table
+/// `keyroute._errors` is generated from, for the tests that check the two agree.
+pub(crate) fn table() -> Vec<(u32, &'static str, &'static str, &'static str)> {
+    ErrorCode::ALL.iter().map(|c| (c.code(), c.name(), c.category().name(), c.description())).collect()
 }

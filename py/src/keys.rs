@@ -45,7 +45,7 @@ pub(crate) fn utf8<'a>(s: &'a Bound<'_, PyString>) -> PyResult<&'a [u8]> {
 /// The bytes of one key.
 ///
 /// # Errors
-/// `keyroute.KeyTypeError` for other types, `keyroute.InvalidUtf8Error` as [`utf8`].
+/// `keyroute.InvalidTypeError` for other types, `keyroute.InvalidUtf8Error` as [`utf8`].
 pub(crate) fn key_bytes<'a>(key: &'a Bound<'_, PyAny>) -> PyResult<Cow<'a, [u8]>> {
     // SAFETY: a live object; comparing its type with CPython's `str` type object (the common
     // case, checked without the function call `PyUnicode_Check` costs under the stable ABI).
@@ -63,7 +63,7 @@ pub(crate) fn key_bytes<'a>(key: &'a Bound<'_, PyAny>) -> PyResult<Cow<'a, [u8]>
         // Mutable: copy, so nothing can change under the router.
         return Ok(Cow::Owned(b.to_vec()));
     }
-    Err(errors::key_type(key.py(), &format!("a key must be str, bytes or bytearray, not {}", type_name(key))))
+    Err(errors::wrong_type(key.py(), &format!("a key must be str, bytes or bytearray, not {}", type_name(key))))
 }
 
 fn type_name(obj: &Bound<'_, PyAny>) -> String {
@@ -74,14 +74,14 @@ fn type_name(obj: &Bound<'_, PyAny>) -> String {
 /// iterable of keys), in order, while holding the GIL.
 ///
 /// # Errors
-/// As [`key_bytes`], with the key's position in the message; `KeyTypeError` when `keys` is
+/// As [`key_bytes`], with the key's position in the message; `InvalidTypeError` when `keys` is
 /// itself a single key (a `str` would otherwise be routed character by character) or not
 /// iterable; `f`'s errors as they are.
 #[inline]
 fn for_each_key(keys: &Bound<'_, PyAny>, mut f: impl FnMut(usize, &[u8]) -> PyResult<()>) -> PyResult<()> {
     let py = keys.py();
     let not_a_batch = |what: &str| {
-        errors::key_type(py, &format!("route_many takes a sequence of keys, not {what}{}", type_name(keys)))
+        errors::wrong_type(py, &format!("route_many takes a sequence of keys, not {what}{}", type_name(keys)))
     };
     if keys.is_instance_of::<PyString>() || keys.is_instance_of::<PyBytes>() || keys.is_instance_of::<PyByteArray>() {
         return Err(not_a_batch("a single "));

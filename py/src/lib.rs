@@ -15,9 +15,10 @@ use keyroute_bindings::NodeSpec;
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 
-/// `(code, name, description)` of every error kind, in numeric order (the one error table).
+/// `(code, name, category, description)` of every error kind, in numeric order (the one error
+/// table).
 #[pyfunction]
-fn error_table() -> Vec<(u32, &'static str, &'static str)> {
+fn error_table() -> Vec<(u32, &'static str, &'static str, &'static str)> {
     errors::table()
 }
 

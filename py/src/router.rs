@@ -84,7 +84,7 @@ impl PyRouter {
         let Ok(text) = spec.cast::<PyString>() else {
             let kind = spec.get_type().name().map(|n| n.to_string()).unwrap_or_default();
             let message = format!("a spec must be a mapping or JSON text, not {kind}");
-            return Err(errors::by_code(py, ErrorCode::InvalidSpec, &message));
+            return Err(errors::wrong_type(py, &message));
         };
         let text = keys::utf8(text)?;
         // Building a large ring takes milliseconds: let other threads run meanwhile.
@@ -208,8 +208,12 @@ pub(crate) fn replicas(
     n: &Bound<'_, PyAny>,
 ) -> PyResult<Vec<u32>> {
     let key = keys::key_bytes(key)?;
-    let n = if n.is_instance_of::<PyInt>() { n.extract::<usize>().ok() } else { None };
-    let n = n.ok_or_else(|| errors::by_code(py, ErrorCode::InvalidParameter, "n must be an int ≥ 0"))?;
+    if !n.is_instance_of::<PyInt>() || n.is_instance_of::<PyBool>() {
+        let kind = n.get_type().name().map(|t| t.to_string()).unwrap_or_default();
+        return Err(errors::wrong_type(py, &format!("the replica count must be an int, not {kind}")));
+    }
+    let n =
+        n.extract::<usize>().map_err(|_| errors::by_code(py, ErrorCode::InvalidParameter, "n must be an int ≥ 0"))?;
     router.replica_list(&key, n).map_err(|e| errors::to_py(py, &e))
 }
 
@@ -231,11 +235,7 @@ pub(crate) fn route_many(py: Python<'_>, router: &Router, keys: &Bound<'_, PyAny
             let first = c * CHUNK;
             slices.clear();
             batch.keys_into(first..first + chunk.len(), &mut slices);
-            router.route_batch(&slices, chunk).map_err(|e| {
-                // Name the first key that failed (the batch call reports only the error).
-                let at = slices.iter().position(|k| router.route(k).is_err()).unwrap_or(0);
-                (first + at, e)
-            })?;
+            router.route_batch(&slices, chunk).map_err(|e| (first + e.key_index().unwrap_or(0), e))?;
         }
         Ok(())
     });
@@ -280,7 +280,7 @@ fn key_hash_arg(hash: &Bound<'_, PyAny>) -> PyResult<u64> {
     let py = hash.py();
     if !hash.is_instance_of::<PyInt>() {
         let kind = hash.get_type().name().map(|n| n.to_string()).unwrap_or_default();
-        return Err(errors::key_type(py, &format!("a key hash must be an int, not {kind}")));
+        return Err(errors::wrong_type(py, &format!("a key hash must be an int, not {kind}")));
     }
     hash.extract::<u64>().map_err(|_| errors::by_code(py, ErrorCode::InvalidKey, "a key hash must be in 0..2**64"))
 }

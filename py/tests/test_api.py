@@ -7,10 +7,9 @@ import json
 import pickle
 from typing import Any, Dict, List
 
+import keyroute
 import numpy as np
 import pytest
-
-import keyroute
 from conftest import VECTORS
 
 KEYS = [f"user:{i}" for i in range(2000)] + ["", "été", "日本語", "🦀", "a b\x00c"]
@@ -107,7 +106,7 @@ def test_slot_only_for_slot_tables() -> None:
         keyroute.Maglev(["a", "b", "c"], table_size=251),
         keyroute.Jump(["a", "b", "c"]),
         keyroute.Modulo(["a", "b", "c"]),
-        keyroute.Libmemcached(["10.0.0.1:11211", "10.0.0.2:11211"]),
+        keyroute.Libmemcached(["10.0.0.1:11211", "10.0.0.2:11211"], distribution="ketama_weighted"),
     ],
     ids=lambda r: r.algorithm,
 )
@@ -176,7 +175,7 @@ def test_node_forms_zones_and_weights() -> None:
 def test_libmemcached_from_servers_matches_the_captured_spec() -> None:
     doc = json.loads((VECTORS / "libmemcached-ketama-weighted-8.json").read_text())
     servers = {n["id"]: n["weight"] for n in doc["spec"]["nodes"]}
-    lm = keyroute.Libmemcached(servers)
+    lm = keyroute.Libmemcached(servers, distribution="ketama_weighted")
     assert lm == keyroute.Router(doc["spec"])
     for case in doc["cases"]:
         if "key" in case:
@@ -218,15 +217,42 @@ def test_preset_constructors_route_like_their_vectors(file: str, build: Any) -> 
         assert router == keyroute.Router(doc["spec"]), "the same canonical spec"
 
 
+@pytest.mark.parametrize(
+    "built, spec",
+    [
+        # The constructors leave every default to the spec layer, so they cannot drift from it.
+        (
+            lambda servers: keyroute.Libmemcached(servers, distribution="ketama"),
+            {"algorithm": "libmemcached", "params": {"distribution": "ketama"}},
+        ),
+        (
+            lambda servers: keyroute.Libmemcached(servers, distribution="ketama_weighted"),
+            {"algorithm": "libmemcached", "params": {"distribution": "ketama_weighted"}},
+        ),
+        (lambda servers: keyroute.Guava(len(servers)), {"algorithm": "guava"}),
+        (lambda servers: keyroute.Twemproxy(servers), {"algorithm": "twemproxy"}),
+    ],
+)
+def test_constructor_defaults_are_the_spec_defaults(built: Any, spec: Dict[str, Any]) -> None:
+    servers = ["10.0.0.1:11211", "10.0.0.2:11211", "10.0.0.3:11211"]
+    router = built(servers)
+    assert router == keyroute.Router({**spec, "nodes": router.spec["nodes"]})
+    if spec.get("params", {}).get("distribution") == "ketama":
+        # libmemcached's BEHAVIOR_KETAMA keeps its default hash and leaves weighting off.
+        assert router.spec["params"] == {"distribution": "ketama", "hash": "one_at_a_time", "weighted": False}
+    if spec["algorithm"] == "guava":
+        assert router.spec["params"] == {"key_hash": "murmur3_128"}
+
+
 def test_server_addresses_are_split_by_the_bindings() -> None:
-    lm = keyroute.Libmemcached(["10.0.0.1", "10.0.0.2:11212", "[::1]:27500"])
+    lm = keyroute.Libmemcached(["10.0.0.1", "10.0.0.2:11212", "[::1]:27500"], distribution="ketama")
     assert [(n["id"], n["host"], n["port"]) for n in lm.spec["nodes"]] == [
         ("10.0.0.1", "10.0.0.1", 11211),
         ("10.0.0.2:11212", "10.0.0.2", 11212),
         ("[::1]:27500", "::1", 27500),
     ]
     with pytest.raises(keyroute.InvalidSpecError):
-        keyroute.Libmemcached(["10.0.0.1:port"])
+        keyroute.Libmemcached(["10.0.0.1:port"], distribution="ketama")
 
 
 def test_shared_router_routes_like_the_current_router() -> None:

@@ -8,9 +8,8 @@ import json
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
-import pytest
-
 import keyroute
+import pytest
 from conftest import VECTORS
 
 #: As the Rust runner: fewer files than this means the corpus is not the one we expect.
@@ -32,6 +31,11 @@ def case_key(case: Dict[str, Any]) -> Any:
         return case["key"]  # text: routed as its UTF-8 bytes
     if "key_hex" in case:
         return bytes.fromhex(case["key_hex"])
+    if "key_utf16" in case:
+        # A str as JavaScript or Java would hold it: surrogate pairs combine into one character,
+        # a lone surrogate stays one (and has no UTF-8 form, so routing it must fail).
+        units = case["key_utf16"]
+        return b"".join(u.to_bytes(2, "little") for u in units).decode("utf-16-le", "surrogatepass")
     return None
 
 

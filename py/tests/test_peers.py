@@ -7,12 +7,11 @@ import random
 from typing import Any, Callable, Dict, List
 
 import jump
+import keyroute
 import numpy as np
 import pytest
 from pymemcache.client.rendezvous import RendezvousHash
 from uhashring import HashRing
-
-import keyroute
 
 N_KEYS = 100_000
 

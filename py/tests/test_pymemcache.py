@@ -6,13 +6,12 @@ from __future__ import annotations
 
 from typing import Any, Callable, List, Tuple
 
+import keyroute
 import pytest
+from keyroute.pymemcache import Hasher
 from pymemcache.client.base import Client
 from pymemcache.client.hash import HashClient
 from pymemcache.client.rendezvous import RendezvousHash
-
-import keyroute
-from keyroute.pymemcache import Hasher
 
 N_KEYS = 10_000
 

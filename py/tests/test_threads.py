@@ -8,9 +8,8 @@ import threading
 import time
 from typing import List
 
-import numpy as np
-
 import keyroute
+import numpy as np
 
 KEYS = [f"session:{i}" for i in range(5000)]
 

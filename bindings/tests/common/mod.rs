@@ -24,12 +24,17 @@ pub fn shared_keys() -> Vec<(String, Vec<u8>)> {
         .collect()
 }
 
-/// The key bytes of a case: `key` (UTF-8 text) or `key_hex`.
-pub fn case_key(case: &Value) -> Option<Vec<u8>> {
+/// The key bytes of a case: `key` (UTF-8 text), `key_hex`, or `key_utf16` (UTF-16 text, read
+/// by the bindings' key text policy, which refuses a lone surrogate).
+pub fn case_key(case: &Value) -> Option<keyroute_bindings::Result<Vec<u8>>> {
     if let Some(k) = case.get("key").and_then(Value::as_str) {
-        return Some(k.as_bytes().to_vec());
+        return Some(Ok(k.as_bytes().to_vec()));
     }
-    case.get("key_hex").and_then(Value::as_str).map(hex_decode)
+    if let Some(units) = case.get("key_utf16").and_then(Value::as_array) {
+        let units: Vec<u16> = units.iter().filter_map(Value::as_u64).map(|u| u as u16).collect();
+        return Some(keyroute_bindings::keys::utf16_key(&units));
+    }
+    case.get("key_hex").and_then(Value::as_str).map(|h| Ok(hex_decode(h)))
 }
 
 /// Writes a key the way vector files do: `key` when it is printable ASCII, else `key_hex`.

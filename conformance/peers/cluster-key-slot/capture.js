@@ -23,7 +23,7 @@ const NODES = [
   { id: 'node-2', slots: [[10923, 16383]] },
 ];
 // The package's hash-tag rule differs from Redis on keys like "foo{}{bar}" (see README-python-npm.md).
-const SPEC = { algorithm: 'redis-cluster', params: { tag_rule: 'cluster-key-slot' }, nodes: NODES };
+const SPEC = { algorithm: 'redis-cluster', params: { tag_rule: 'cluster_key_slot' }, nodes: NODES };
 
 function nodeOf(slot) {
   for (const n of NODES) {
@@ -101,7 +101,7 @@ function main() {
     + '(8363); the value here is the peer\'s.';
   write('cluster-key-slot-3', desc, cases);
 
-  // Cross-check with compat-specs.md section 9 (redis.io / Dragonfly [V-tests] and [S] values).
+  // Cross-check with upstream test values (PEERS.md#redis-cluster) (redis.io / Dragonfly [V-tests] and [S] values).
   const expect = [
     ['somekey', 11058], ['foo{hash_tag}', 2515], ['bar{hash_tag}', 2515], ['{user1}.following', 8106],
     ['foo', 12182], ['123456789', 12739], ['{user1000}.following', 3443], ['{user1000}.followers', 3443],
@@ -110,20 +110,20 @@ function main() {
   const mismatches = [];
   const up = expect.map(([k, want], j) => {
     const slot = slotOf(Buffer.from(k, 'utf8'));
-    if (slot !== want) mismatches.push(`${JSON.stringify(k)}: peer slot ${slot}, compat-specs ${want}`);
+    if (slot !== want) mismatches.push(`${JSON.stringify(k)}: peer slot ${slot}, upstream ${want}`);
     return Object.assign({ id: `upstream-${String(j).padStart(2, '0')}` }, keyFields(Buffer.from(k)),
       { node: nodeOf(slot), slot });
   });
   write('cluster-key-slot-upstream',
-    `npm cluster-key-slot ${VERSION}: the keys of compat-specs.md section 9 (redis.io CLUSTER KEYSLOT `
+    `npm cluster-key-slot ${VERSION}: the keys of upstream test values (PEERS.md#redis-cluster) (redis.io CLUSTER KEYSLOT `
     + 'examples, Dragonfly docs, and the [S] hash-tag edge cases), slots as computed by the peer; '
     + `node derived from the slot via spec.nodes. Captured on ${RUNTIME}. upstream-08 (foo{}{bar}) is `
-    + 'the peer\'s 4015, which differs from Redis (8363, compat-specs.md section 9 and redis-server 7.0.15).', up);
+    + 'the peer\'s 4015, which differs from Redis (8363, upstream test values (PEERS.md#redis-cluster) and redis-server 7.0.15).', up);
   if (mismatches.length) {
-    console.log('MISMATCHES vs compat-specs.md (peer values were written as captured):');
+    console.log('MISMATCHES vs upstream test values (PEERS.md) (peer values were written as captured):');
     for (const m of mismatches) console.log('  ' + m);
   } else {
-    console.log('cross-check: all compat-specs.md section 9 vectors matched');
+    console.log('cross-check: all upstream test values (PEERS.md#redis-cluster) vectors matched');
   }
 }
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# peer-kind: library (re-captured live by `make test`, see recapture-check.sh)
 # Install npm cluster-key-slot (pinned) into conformance/peers/.work/cluster-key-slot if needed,
 # then capture conformance/vectors/v1/cluster-key-slot-*.json. Idempotent; safe to re-run.
 set -euo pipefail

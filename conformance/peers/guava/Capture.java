@@ -38,7 +38,7 @@ public final class Capture {
     }
   }
 
-  /** Golden values listed in compat-specs.md section 8 (Guava's own HashingTest / Murmur3 tests). */
+  /** Golden values listed in upstream test values (PEERS.md#guava) (Guava's own HashingTest / Murmur3 tests). */
   static void checkGoldens() {
     int[] g100 = {0, 55, 62, 8, 45, 59, 86, 97, 82, 59, 73, 37, 17, 56, 86, 21, 90, 37, 38, 83};
     for (int i = 0; i < g100.length; i++) expect("consistentHash(" + i + ",100)", Hashing.consistentHash(i, 100), g100[i]);

@@ -16,8 +16,8 @@ import platform
 import sys
 from collections import OrderedDict
 
-import pkg_resources
 import hash_ring
+import pkg_resources
 from hash_ring import HashRing
 
 assert sys.version_info[:2] == (2, 7), "hash_ring 1.3.1 needs CPython 2.7"
@@ -111,7 +111,7 @@ def main():
               "because the package does not import on Python 3." % (VERSION, tdesc, PY),
               spec_for(nodes), cases)
 
-    # Cross-check with compat-specs.md sections 4/5 (hash_ring.txt fixture, weights 1..5).
+    # Cross-check with upstream fixtures (PEERS.md#npm-hashring, PEERS.md#python-hash-ring) (hash_ring.txt fixture, weights 1..5).
     nodes = [("0.0.0.%d" % k, k) for k in range(1, 6)]
     ring = make_ring(nodes)
     expect = OrderedDict([("0", "0.0.0.4"), ("1", "0.0.0.5"), ("2", "0.0.0.4"), ("3", "0.0.0.3"), ("4", "0.0.0.5")])
@@ -121,18 +121,18 @@ def main():
         got = ring.get_node(k)
         cases.append(case(k, k, got))
         if got != want:
-            mismatches.append("%r: peer %s, compat-specs %s" % (k, got, want))
+            mismatches.append("%r: peer %s, upstream %s" % (k, got, want))
     write("python-hash-ring-upstream",
-          "Python hash_ring %s: compat-specs.md section 5 topology {0.0.0.1:1 .. 0.0.0.5:5} (the "
+          "Python hash_ring %s: upstream test values (PEERS.md#python-hash-ring) topology {0.0.0.1:1 .. 0.0.0.5:5} (the "
           "node-hashring tests/fixtures/hash_ring.txt setup) and its stated keys, captured from the peer "
           "on %s." % (VERSION, PY),
           spec_for(nodes), cases)
     if mismatches:
-        print("MISMATCHES vs compat-specs.md:")
+        print("MISMATCHES vs upstream test values (PEERS.md):")
         for m in mismatches:
             print("  " + m)
     else:
-        print("cross-check: all compat-specs.md section 5 vectors matched")
+        print("cross-check: all upstream test values (PEERS.md#python-hash-ring) vectors matched")
     print("hash_ring loaded from %s" % hash_ring.__file__)
 
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# peer-kind: python2 (needs CPython 2.7; re-captured by `make conformance-peers`)
 # Python hash_ring 1.3.1 is Python-2-only (`import hash_ring` on Python 3 raises SyntaxError:
 # `except ImportError, e:` in hash_ring/__init__.py; the module also uses xrange and
 # map(ord, md5.digest())). So this capture runs the package under CPython 2.7.

@@ -94,7 +94,7 @@ def main():
               "'bucket-i' is bucket i. Captured on %s." % (VERSION, IMPL, buckets, PY),
               spec_for(buckets), cases)
 
-    # Cross-check with compat-specs.md sections 8/10 (Guava golden values).
+    # Cross-check with upstream test values (PEERS.md#guava, PEERS.md#jump) (Guava golden values).
     mismatches = []
     golden100 = [0, 55, 62, 8, 45, 59, 86, 97, 82, 59, 73, 37, 17, 56, 86, 21, 90, 37, 38, 83]
     got100 = [jump.hash(i, 100) for i in range(20)]
@@ -105,21 +105,21 @@ def main():
     for table, n in ((golden11, 11), (golden100001, 100001)):
         for k, want in table.items():
             if jump.hash(k, n) != want:
-                mismatches.append("jump(%d,%d) = %d, compat-specs %d" % (k, n, jump.hash(k, n), want))
+                mismatches.append("jump(%d,%d) = %d, upstream %d" % (k, n, jump.hash(k, n), want))
     write("jump-u64be-upstream-100",
-          "jump-consistent-hash %s: compat-specs.md sections 8/10 golden keys 0..19 with 100 buckets "
+          "jump-consistent-hash %s: upstream test values (PEERS.md#guava, PEERS.md#jump) golden keys 0..19 with 100 buckets "
           "(Guava consistentHash golden values), captured from the peer. Captured on %s." % (VERSION, PY),
           spec_for(100), [case(i, jump.hash(i, 100)) for i in range(20)])
     write("jump-u64be-upstream-11",
-          "jump-consistent-hash %s: compat-specs.md section 8 golden keys with 11 buckets, captured from "
+          "jump-consistent-hash %s: upstream test values (PEERS.md#guava) golden keys with 11 buckets, captured from "
           "the peer. Captured on %s." % (VERSION, PY),
           spec_for(11), [case(k, jump.hash(k, 11)) for k in golden11])
     if mismatches:
-        print("MISMATCHES vs compat-specs.md:")
+        print("MISMATCHES vs upstream test values (PEERS.md):")
         for m in mismatches:
             print("  " + m)
     else:
-        print("cross-check: all compat-specs.md section 8/10 jump golden values matched "
+        print("cross-check: all upstream test values (PEERS.md#guava)/10 jump golden values matched "
               "(incl. the 100001-bucket ones, not written to a file)")
 
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# peer-kind: library (re-captured live by `make test`, see recapture-check.sh)
 # Install jump-consistent-hash (pinned) into conformance/peers/.work/jump-venv if needed, then capture
 # conformance/vectors/v1/jump-u64be-*.json. Idempotent; safe to re-run.
 set -euo pipefail

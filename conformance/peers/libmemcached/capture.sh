@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# peer-kind: library (re-captured live by `make test`, see recapture-check.sh)
 # Capture libmemcached ketama vectors by running Debian's libmemcached (no server needed).
 # Installs the apt packages if missing, compiles capture.c, (over)writes
 # conformance/vectors/v1/libmemcached-*.json.
@@ -28,8 +29,8 @@ fi
 deb_version="$(dpkg-query -W -f='${Version}' libmemcached11)"
 label="Debian libmemcached11 $deb_version"
 
-gcc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -o "$work/capture" "$here/capture.c" \
-  $(pkg-config --cflags --libs libmemcached)
+read -ra libmemcached_flags <<<"$(pkg-config --cflags --libs libmemcached)"
+gcc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -o "$work/capture" "$here/capture.c" "${libmemcached_flags[@]}"
 
 # keys.json -> one lowercase hex key per line (empty line = empty key)
 python3 - "$peers/keys.json" > "$work/keys.hex" <<'PY'

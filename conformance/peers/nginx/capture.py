@@ -9,7 +9,12 @@ Fronts (one listen port per topology) proxy to an upstream with `hash $http_x_ke
 echo $upstream_addr and $http_x_key back in response headers, so the capture checks both which
 peer was chosen and exactly which bytes nginx hashed.
 """
-import json, os, socket, subprocess, sys, zlib, bisect
+import bisect
+import os
+import socket
+import subprocess
+import sys
+import zlib
 
 FRONT_BASE = 27090
 
@@ -106,7 +111,7 @@ def http_get(port, key):
     return status, hdr, body
 
 
-# ---- independent model of compat-specs.md section 6, used only as a cross-check ----
+# ---- independent model of upstream test values (PEERS.md#nginx), used only as a cross-check ----
 def model_ring(servers):
     pts = []
     for tok, w in servers:
@@ -141,12 +146,11 @@ def model_lookup(ring, key):
 
 def run(work, keys_path, vec_dir):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # conformance/peers/vecio.py
-    from vecio import load_keys, key_field, write_vector, dpkg_version
+    from vecio import dpkg_version, key_field, load_keys, write_vector
     ver = subprocess.run(["nginx", "-v"], capture_output=True, text=True).stderr.strip()
     version = "%s (Debian nginx %s, nginx-light %s; `nginx -v`: %s)" % (
         ver.split("/")[-1], dpkg_version("nginx"), dpkg_version("nginx-light"), ver)
     keys = load_keys(keys_path)
-    skipped = [(b, t) for b, t in keys if b == b""]
     keys = [(b, t) for b, t in keys if b != b""]
     for i, (name, desc, servers) in enumerate(topologies()):
         port = FRONT_BASE + i
@@ -183,7 +187,7 @@ def run(work, keys_path, vec_dir):
     seq2 = [http_get(FRONT_BASE, None)[2].decode() for _ in range(6)]
     print("empty X-Key on nginx-3 ->", seq)
     print("absent X-Key on nginx-3 ->", seq2)
-    # compat-specs section 6 vectors, on the model (their ports 1808x are outside the allowed range)
+    # upstream test values (PEERS.md#nginx) vectors, on the model (their ports 1808x are outside the allowed range)
     for servers, exp in [
         ([("127.0.0.1:18081", 1), ("127.0.0.1:18082", 1), ("127.0.0.1:18083", 1)],
          {b"a": "127.0.0.1:18082", b"b": "127.0.0.1:18083", b"foo": "127.0.0.1:18081", b"user42": "127.0.0.1:18083"}),
@@ -194,7 +198,7 @@ def run(work, keys_path, vec_dir):
     ]:
         r = model_ring(servers)
         res = {k: model_lookup(r, k) == v for k, v in exp.items()}
-        print("compat-specs 6 vectors on the model (%d points):" % len(r), res)
+        print("upstream test values (PEERS.md#nginx) vectors on the model (%d points):" % len(r), res)
 
 
 if __name__ == "__main__":

@@ -128,7 +128,7 @@ function main() {
     }
   }
 
-  // Cross-check with compat-specs.md section 4 (upstream fixtures, first five keys).
+  // Cross-check with upstream test values (PEERS.md#npm-hashring) (upstream fixtures, first five keys).
   const mismatches = [];
   const w15 = range(1, 5).map((k) => [`0.0.0.${k}`, k]);
   const upstream = [
@@ -144,20 +144,20 @@ function main() {
     const ring = makeRing(servers, options);
     const cases = expect.map((want, k) => {
       const got = ring.get(String(k));
-      if (got !== want) mismatches.push(`${name} "${k}": peer ${got}, compat-specs ${want}`);
+      if (got !== want) mismatches.push(`${name} "${k}": peer ${got}, upstream ${want}`);
       return { id: String(k), key: String(k), node: got };
     });
     write(`npm-hashring-upstream-${name}`,
-      `npm hashring ${VERSION}: compat-specs.md section 4 topology (${tdesc}) and its stated keys, `
+      `npm hashring ${VERSION}: upstream test values (PEERS.md#npm-hashring) topology (${tdesc}) and its stated keys, `
       + `captured from the peer on ${RUNTIME}.`, specFor(ring), cases);
   }
   const r7 = makeRing(cache(7), {});
   if (r7.ring.length !== 7 * 39 * 4) mismatches.push(`7-server ring has ${r7.ring.length} points, expected 1092`);
   if (mismatches.length) {
-    console.log('MISMATCHES vs compat-specs.md:');
+    console.log('MISMATCHES vs upstream test values (PEERS.md):');
     for (const m of mismatches) console.log('  ' + m);
   } else {
-    console.log('cross-check: all compat-specs.md section 4 vectors matched (and the 7-server 39-vnode quirk)');
+    console.log('cross-check: all upstream test values (PEERS.md#npm-hashring) vectors matched (and the 7-server 39-vnode quirk)');
   }
 }
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# peer-kind: library (re-captured live by `make test`, see recapture-check.sh)
 # Install npm hashring (pinned, with its two dependencies pinned too) into
 # conformance/peers/.work/npm-hashring if needed, then capture
 # conformance/vectors/v1/npm-hashring-*.json. Idempotent; safe to re-run.

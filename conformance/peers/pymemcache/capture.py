@@ -108,7 +108,7 @@ def main():
             route_keys(ring, keys),
         )
 
-    # Cross-check with compat-specs.md section 12.
+    # Cross-check with upstream test values (PEERS.md#pymemcache-rendezvous).
     mismatches = []
     from pymemcache.client.murmur3 import murmur3_32
     if murmur3_32("6666") != 1361238019 or murmur3_32("6666", 10) != 2981722772:
@@ -126,21 +126,21 @@ def main():
             got = ring.get_node(k)
             cases.append({"id": k, "key": k, "node": got})
             if got != want:
-                mismatches.append("%s %r: peer %s, compat-specs %s" % (suffix, k, got, want))
+                mismatches.append("%s %r: peer %s, upstream %s" % (suffix, k, got, want))
         write(
             "pymemcache-rendezvous-%s" % suffix,
-            "pymemcache %s RendezvousHash, compat-specs.md section 12 / upstream test topology %s%s and its "
+            "pymemcache %s RendezvousHash, upstream test values (PEERS.md#pymemcache-rendezvous) / upstream test topology %s%s and its "
             "stated keys, captured from the peer. Captured on %s."
             % (VERSION, names, " (after remove_node('1'))" if suffix.endswith("removed") else "", PY),
             spec_for(ring, names),
             cases,
         )
     if mismatches:
-        print("MISMATCHES vs compat-specs.md:")
+        print("MISMATCHES vs upstream test values (PEERS.md):")
         for m in mismatches:
             print("  " + m)
     else:
-        print("cross-check: all compat-specs.md section 12 vectors matched")
+        print("cross-check: all upstream test values (PEERS.md#pymemcache-rendezvous) vectors matched")
 
 
 if __name__ == "__main__":

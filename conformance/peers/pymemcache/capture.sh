@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# peer-kind: library (re-captured live by `make test`, see recapture-check.sh)
 # Install pymemcache (pinned) into conformance/peers/.work/pymemcache-venv if needed, then capture
 # conformance/vectors/v1/pymemcache-rendezvous-*.json. Idempotent; safe to re-run.
 set -euo pipefail

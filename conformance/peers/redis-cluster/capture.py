@@ -5,10 +5,14 @@ Talks RESP over a plain socket (any key bytes are fine). For every key: CLUSTER 
 the slot, and a real GET sent to the first node gives the owner (the node answers, or replies
 -MOVED <slot> <host:port>). CLUSTER SLOTS gives the slot->node table written into the spec.
 """
-import argparse, json, os, socket, subprocess, sys
+import argparse
+import os
+import socket
+import subprocess
+import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # conformance/peers/vecio.py
-from vecio import load_keys, extra_id, key_field, case_key, write_vector, dpkg_version  # noqa: E402
+from vecio import case_key, dpkg_version, extra_id, key_field, load_keys, write_vector  # noqa: E402
 
 
 class Resp:
@@ -164,7 +168,7 @@ def main():
         "cases": cases,
     }
     write_vector(a.out, doc)
-    print("%s: %d cases, model (compat-specs 9) mismatches: %d %r" % (a.out, len(cases), len(model_mismatch), model_mismatch[:5]))
+    print("%s: %d cases, model (upstream test values (PEERS.md#redis-cluster)) mismatches: %d %r" % (a.out, len(cases), len(model_mismatch), model_mismatch[:5]))
     # spec vectors cross-check
     spec = {b"somekey": 11058, b"foo{hash_tag}": 2515, b"bar{hash_tag}": 2515, b"{user1}.following": 8106,
             b"foo": 12182, b"123456789": 12739, b"{user1000}.following": 3443, b"{user1000}.followers": 3443,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# peer-kind: server (runs real servers on 127.0.0.1; re-captured by `make conformance-peers`)
 # Capture Redis Cluster golden vectors by running real redis-server (Debian) on 127.0.0.1.
 #   redis-cluster-3.json       : 3 masters 127.0.0.1:27001-27003, slots from `redis-cli --cluster create`
 #   redis-cluster-4-split.json : 4 masters 127.0.0.1:27004-27007, interleaved ranges via CLUSTER ADDSLOTSRANGE
@@ -34,11 +35,11 @@ for port in 27001 27002 27003 27004 27005 27006 27007; do
   PIDS+=($!)
 done
 for port in 27001 27002 27003 27004 27005 27006 27007; do
-  for i in $(seq 100); do redis-cli -h 127.0.0.1 -p "$port" ping >/dev/null 2>&1 && break; sleep 0.05; done
+  for _ in $(seq 100); do redis-cli -h 127.0.0.1 -p "$port" ping >/dev/null 2>&1 && break; sleep 0.05; done
 done
 
 wait_ok() {
-  for i in $(seq 200); do
+  for _ in $(seq 200); do
     ok=1
     for port in "$@"; do
       redis-cli -h 127.0.0.1 -p "$port" cluster info | grep -q 'cluster_state:ok' || ok=0

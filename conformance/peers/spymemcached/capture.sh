@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# peer-kind: library (re-captured live by `make test`, see recapture-check.sh)
 # Capture spymemcached KetamaNodeLocator vectors by running Debian's libspymemcached-java.
 # Installs the apt package if missing, compiles Capture.java, (over)writes
 # conformance/vectors/v1/spymemcached-*.json.

@@ -6,10 +6,18 @@
                              per pool: flush_all every backend, `set` every key through nutcracker,
                              then `get` the keys directly from each backend; the one that has a key owns it.
 """
-import hashlib, json, os, socket, struct, subprocess, sys, zlib, bisect
+import bisect
+import hashlib
+import json
+import os
+import socket
+import struct
+import subprocess
+import sys
+import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # conformance/peers/vecio.py
-from vecio import load_keys, extra_id, key_field, case_key, write_vector, dpkg_version  # noqa: E402
+from vecio import case_key, dpkg_version, extra_id, key_field, load_keys, write_vector  # noqa: E402
 
 LISTEN_BASE = 27300
 STATS_PORT = 27399
@@ -42,12 +50,12 @@ def pools():
               [(LO, 11211, 1, None), (LO, 27012, 1, None), ("127.0.0.2", 27013, 2, None)]))
     P.append(("twemproxy-md5-11211", "port 11211 without a name next to host:port names, weights 600/300/200", "md5", None,
               [(LO, 11211, 600, None), (LO, 27012, 300, None), ("127.0.0.2", 27013, 200, None)]))
-    # compat-specs.md section 7 pools, reproduced via names (ports 11212/11213 are outside the
+    # upstream test values (PEERS.md#twemproxy) pools, reproduced via names (ports 11212/11213 are outside the
     # allowed range, but twemproxy hashes the name, so naming 127.0.0.1:27012 "127.0.0.1:11212"
     # gives the same continuum as a server at 127.0.0.1:11212).
-    P.append(("twemproxy-fnv1a_64-specpool", "compat-specs section 7 fnv1a_64 pool: 127.0.0.1:11211:1 (unnamed), 127.0.0.1:27012:1 named \"127.0.0.1:11212\", 127.0.0.2:27013:2 named \"127.0.0.2:11213\"", "fnv1a_64", None,
+    P.append(("twemproxy-fnv1a_64-specpool", "upstream test values (PEERS.md#twemproxy) fnv1a_64 pool: 127.0.0.1:11211:1 (unnamed), 127.0.0.1:27012:1 named \"127.0.0.1:11212\", 127.0.0.2:27013:2 named \"127.0.0.2:11213\"", "fnv1a_64", None,
               [(LO, 11211, 1, None), (LO, 27012, 1, "127.0.0.1:11212"), ("127.0.0.2", 27013, 2, "127.0.0.2:11213")]))
-    P.append(("twemproxy-md5-specpool", "compat-specs section 7 md5 pool: 127.0.0.1:11211:600 alpha, 127.0.0.1:27012:300 beta, 127.0.0.2:27013:200 named \"127.0.0.2:11213\"", "md5", None,
+    P.append(("twemproxy-md5-specpool", "upstream test values (PEERS.md#twemproxy) md5 pool: 127.0.0.1:11211:600 alpha, 127.0.0.1:27012:300 beta, 127.0.0.2:27013:200 named \"127.0.0.2:11213\"", "md5", None,
               [(LO, 11211, 600, "alpha"), (LO, 27012, 300, "beta"), ("127.0.0.2", 27013, 200, "127.0.0.2:11213")]))
     return P
 
@@ -127,7 +135,7 @@ EXTRA_BRACE = [b"{user1}.following", b"{user1000}", b"user1000", b"{}{a}", b"a{b
                b"{\xc3\xa9t\xc3\xa9}x", b"\xc3\xa9t\xc3\xa9", b"{a}{b}", b"{{a}", b"{}}", b"a", b"zap"]
 
 
-# ---- independent model of compat-specs.md section 7, used only as a cross-check ----
+# ---- independent model of upstream test values (PEERS.md#twemproxy), used only as a cross-check ----
 M32 = 0xFFFFFFFF
 
 
@@ -286,7 +294,7 @@ def run(work, keys_path, vec_dir):
         assert not bad, (pid, bad[:5])
         owner = {}
         distinct = sorted({b for b, _ in ks})
-        for j, (host, port, w, name) in enumerate(servers):
+        for j, (host, port, _w, _name) in enumerate(servers):
             got = conns[(host, port)].get_many(distinct)
             for k, v in got.items():
                 assert v == val and k not in owner, (pid, k)
@@ -333,7 +341,7 @@ def run(work, keys_path, vec_dir):
 
 
 def crosscheck(vec_dir):
-    """compat-specs.md section 7 vectors against the captured *specpool files (real server)."""
+    """upstream test values (PEERS.md#twemproxy) vectors against the captured *specpool files (real server)."""
     exp = {
         "twemproxy-fnv1a_64-specpool": {b"foo": "127.0.0.1:27012", b"bar": "127.0.0.1:11211",
                                         b"user:1": "127.0.0.2:27013", "été".encode(): "127.0.0.2:27013"},

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# peer-kind: server (runs real servers on 127.0.0.1; re-captured by `make conformance-peers`)
 # Capture twemproxy (nutcracker) ketama golden vectors: Debian's nutcracker in front of real
 # memcached backends, all on loopback (127.0.0.1:11211, 127.0.0.1:27011-27015, 127.0.0.1:27200-27260,
 # 127.0.0.2:27013, 127.0.0.2:27016; pools listen on 127.0.0.1:27300+, stats on 127.0.0.1:27399).
@@ -45,7 +46,7 @@ nutcracker -c "$WORK/nutcracker.yml" -o "$WORK/nutcracker.log" -p "$WORK/nutcrac
 PIDS+=($!)
 
 # wait for every backend and for the first and last pool
-wait_port() { for i in $(seq 200); do (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null && return 0; sleep 0.05; done; echo "no listener on $1:$2" >&2; return 1; }
+wait_port() { for _ in $(seq 200); do (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null && return 0; sleep 0.05; done; echo "no listener on $1:$2" >&2; return 1; }
 while read -r host port; do wait_port "$host" "$port"; done < "$WORK/backends.txt"
 wait_port 127.0.0.1 27300
 python3 "$HERE/capture.py" run "$WORK" "$PEERS/keys.json" "$VEC"

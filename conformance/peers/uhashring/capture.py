@@ -8,7 +8,6 @@ uhashring version produces byte-identical files.
 import json
 import os
 import platform
-import sys
 from importlib.metadata import version as dist_version
 
 from uhashring import HashRing
@@ -134,7 +133,7 @@ def main():
                 cases,
             )
 
-    # Cross-check with compat-specs.md section 3 test vectors (node1..node3, equal weights).
+    # Cross-check with upstream test values (PEERS.md#uhashring) test vectors (node1..node3, equal weights).
     upstream = {
         "ketama": {"coconut": "node2", "zoro": "node3", "test": "node2", "1800": "node1", "849": "node2"},
         "default": {"coconut": "node2", "zoro": "node2", "test": "node3", "1800": "node2", "849": "node3"},
@@ -148,14 +147,14 @@ def main():
             got = ring.get_node(k)
             cases.append({"id": k, "key": k, "node": got})
             if got != want:
-                mismatches.append("%s upstream %r: peer %s, compat-specs %s" % (mode, k, got, want))
+                mismatches.append("%s upstream %r: peer %s, upstream %s" % (mode, k, got, want))
         if ring.hashi("test") != hashi_expected[mode]:
-            mismatches.append("%s hashi('test') = %d, compat-specs %d" % (mode, ring.hashi("test"), hashi_expected[mode]))
+            mismatches.append("%s hashi('test') = %d, upstream %d" % (mode, ring.hashi("test"), hashi_expected[mode]))
         if mode == "ketama" and len(ring.runtime._keys) != 480:
             mismatches.append("ketama 3-node point count %d != 480" % len(ring.runtime._keys))
         write(
             "uhashring-%s-upstream" % mode,
-            "uhashring %s, compat-specs.md section 3 topology {node1:1, node2:1, node3:1} (%s mode) and its "
+            "uhashring %s, upstream test values (PEERS.md#uhashring) topology {node1:1, node2:1, node3:1} (%s mode) and its "
             "stated keys, captured from the peer. Captured on %s." % (VERSION, mode, PY),
             spec_for(mode, ring, nodes),
             cases,
@@ -166,11 +165,11 @@ def main():
         mismatches.append("ketama 600/400 point counts %r != 192/128" % dist)
 
     if mismatches:
-        print("MISMATCHES vs compat-specs.md / self-checks:")
+        print("MISMATCHES vs upstream test values (PEERS.md) / self-checks:")
         for m in mismatches:
             print("  " + m)
     else:
-        print("cross-check: all compat-specs.md section 3 vectors and self-checks matched")
+        print("cross-check: all upstream test values (PEERS.md#uhashring) vectors and self-checks matched")
 
 
 if __name__ == "__main__":

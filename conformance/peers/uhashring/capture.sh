@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# peer-kind: library (re-captured live by `make test`, see recapture-check.sh)
 # Install uhashring (pinned) into conformance/peers/.work/uhashring-venv if needed, then capture
 # conformance/vectors/v1/uhashring-*.json. Idempotent; safe to re-run.
 set -euo pipefail

@@ -3,15 +3,22 @@
 use crate::{Jump, JumpKey, JumpVariant, KeyHash, Result, Router, Topology};
 
 /// What Guava's `consistentHash` is given for a key.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema),
+    serde(rename_all = "snake_case")
+)]
 pub enum GuavaKey {
     /// `consistentHash(long input, buckets)`: the key is exactly 8 bytes, the big-endian bit
     /// pattern of the `long`.
+    #[cfg_attr(feature = "serde", serde(rename = "u64be"))]
     U64Be,
     /// `consistentHash(Hashing.murmur3_128().hashBytes(key), buckets)`, i.e. `padToLong()` =
     /// the first 8 bytes of MurmurHash3_x64_128 (seed 0) read little-endian. For text this is
     /// `hashString(key, UTF_8)`: murmur3_128 has no surrogate-pair bug (unlike the deprecated
     /// `murmur3_32`), so the two agree on every string.
+    #[default]
     Murmur3_128,
 }
 

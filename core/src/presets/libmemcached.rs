@@ -3,11 +3,16 @@
 use alloc::vec::Vec;
 
 use super::{MEMCACHED_DEFAULT_PORT, MemcachedServer, prefixes, server_topology};
-use crate::ring::{LookupRule, NameCount, NameDigest, Placement, TieBreak};
+use crate::ring::{LookupRule, NameCount, NameDigest, PointPlacement, TieBreak};
 use crate::{KeyHash, PointScheme, Result, Ring, Router};
 
 /// libmemcached's consistent distributions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema),
+    serde(rename_all = "snake_case")
+)]
 pub enum LibmemcachedDistribution {
     /// `MEMCACHED_DISTRIBUTION_CONSISTENT_KETAMA`: point names `host-i` on port 11211,
     /// `host:port-i` otherwise.
@@ -24,6 +29,11 @@ pub enum LibmemcachedDistribution {
 /// libmemcached's key hash (`MEMCACHED_BEHAVIOR_HASH`), with x86 `char` semantics where the
 /// C code reads `char` (bytes ≥ 0x80 sign-extended).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema),
+    serde(rename_all = "snake_case")
+)]
 pub enum LibmemcachedHash {
     /// `MEMCACHED_HASH_DEFAULT`: Jenkins one-at-a-time over signed `char`s.
     #[default]
@@ -35,10 +45,12 @@ pub enum LibmemcachedHash {
     /// `MEMCACHED_HASH_FNV1_64`: FNV-1 64 over signed `char`s, low 32 bits (a 64-bit build).
     Fnv1_64,
     /// `MEMCACHED_HASH_FNV1A_64`: FNV-1a 64 over signed `char`s, low 32 bits (a 64-bit build).
+    #[cfg_attr(feature = "serde", serde(rename = "fnv1a_64"))]
     Fnv1a64,
     /// `MEMCACHED_HASH_FNV1_32` over signed `char`s.
     Fnv1_32,
     /// `MEMCACHED_HASH_FNV1A_32` over signed `char`s.
+    #[cfg_attr(feature = "serde", serde(rename = "fnv1a_32"))]
     Fnv1a32,
     /// `MEMCACHED_HASH_HSIEH` (a `HAVE_HSIEH_HASH` build; see [`crate::hash::hsieh`]).
     Hsieh,
@@ -139,7 +151,7 @@ pub fn libmemcached(servers: &[MemcachedServer<'_>], options: LibmemcachedOption
         (NameCount::Fixed(100), NameDigest::Hash(key_hash))
     };
     let scheme = PointScheme {
-        placement: Placement::Named { prefixes: prefixes(names.iter().map(Vec::as_slice), b"-"), digest },
+        placement: PointPlacement::Named { prefixes: prefixes(names.iter().map(Vec::as_slice), b"-"), digest },
         count,
         key_hash,
         lookup: LookupRule::LowerBound,
@@ -156,7 +168,7 @@ mod tests {
         r.route(key.as_bytes()).unwrap()
     }
 
-    /// compat-specs §1: servers 10.0.0.1:11211, 10.0.0.2:11211, 10.0.0.3:11212; the index for
+    /// upstream test values (PEERS.md#libmemcached): servers 10.0.0.1:11211, 10.0.0.2:11211, 10.0.0.3:11212; the index for
     /// `foo`, `bar`, `user:1`, `été` in three modes (checked against the built library).
     #[test]
     fn three_modes_on_three_servers() {

@@ -33,7 +33,7 @@
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 
-use crate::{Error, Node, Result, Ring, Router, Topology};
+use crate::{BatchError, Error, Node, Result, Ring, Router, Topology};
 
 mod guava;
 mod jump;
@@ -136,16 +136,12 @@ impl PresetRouter {
     /// Routes every key of `keys` into `out[..keys.len()]`.
     ///
     /// # Errors
-    /// [`Error::BufferTooSmall`], or the first refused key's error.
-    pub fn route_batch<K: AsRef<[u8]>>(&self, keys: &[K], out: &mut [u32]) -> Result<()> {
+    /// [`Error::BufferTooSmall`], or the first refused key's error with its position.
+    pub fn route_batch<K: AsRef<[u8]>>(&self, keys: &[K], out: &mut [u32]) -> Result<(), BatchError> {
         if let Self::TextRing(r) = self {
             return r.route_batch(keys, out);
         }
-        let out = out.get_mut(..keys.len()).ok_or(Error::BufferTooSmall)?;
-        for (o, k) in out.iter_mut().zip(keys) {
-            *o = self.route(k.as_ref())?;
-        }
-        Ok(())
+        crate::router::route_each(keys, out, |k| self.route(k))
     }
 
     /// `out.len()` distinct nodes for `key` in preference order.
@@ -211,12 +207,12 @@ impl TextRing {
     /// holds a refused key.
     ///
     /// # Errors
-    /// [`Error::InvalidKey`] or [`Error::BufferTooSmall`].
-    pub fn route_batch<K: AsRef<[u8]>>(&self, keys: &[K], out: &mut [u32]) -> Result<()> {
-        for k in keys {
-            self.check(k.as_ref())?;
+    /// [`Error::InvalidKey`] with the key's position, or [`Error::BufferTooSmall`].
+    pub fn route_batch<K: AsRef<[u8]>>(&self, keys: &[K], out: &mut [u32]) -> Result<(), BatchError> {
+        for (i, k) in keys.iter().enumerate() {
+            self.check(k.as_ref()).map_err(|e| BatchError::at(i, e))?;
         }
-        self.ring.route_batch(keys, out)
+        Ok(self.ring.route_batch(keys, out)?)
     }
 
     /// Distinct nodes clockwise from the key's point on the peer's ring.

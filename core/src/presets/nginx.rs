@@ -4,7 +4,7 @@
 use alloc::boxed::Box;
 
 use super::PresetRouter;
-use crate::ring::{LookupRule, NameCount, Placement, TieBreak};
+use crate::ring::{LookupRule, NameCount, PointPlacement, TieBreak};
 use crate::{Error, KeyHash, PointScheme, Result, Ring, Router, Topology};
 
 /// nginx's consistent-hash upstream: ring and key rules.
@@ -77,7 +77,7 @@ pub fn nginx(topology: Topology) -> Result<Router> {
         })
         .collect();
     let scheme = PointScheme {
-        placement: Placement::Crc32Chain { bases },
+        placement: PointPlacement::Crc32Chain { bases },
         count: NameCount::PerWeight(160),
         key_hash: KeyHash::Crc32,
         lookup: LookupRule::LowerBound,
@@ -131,7 +131,7 @@ mod tests {
         keys.iter().map(|k| r.route(k.as_bytes()).unwrap()).collect()
     }
 
-    /// compat-specs §6 (run against nginx HEAD).
+    /// upstream test values (PEERS.md#nginx) (run against nginx HEAD).
     #[test]
     fn spec_vectors() {
         let keys = ["a", "b", "foo", "user42"];

@@ -3,7 +3,7 @@
 use alloc::vec::Vec;
 
 use super::{PresetRouter, TextRing, prefixes, reweighted, text_ids};
-use crate::ring::{LookupRule, NameCount, NameDigest, Placement, TieBreak};
+use crate::ring::{LookupRule, NameCount, NameDigest, PointPlacement, TieBreak};
 use crate::{Error, KeyHash, PointScheme, Result, Ring, Router, Topology};
 
 /// `new HashRing(servers, 'md5', options)` options.
@@ -74,7 +74,7 @@ pub fn npm_hashring(topology: Topology, options: NpmHashringOptions) -> Result<R
         })
         .collect();
     let scheme = PointScheme {
-        placement: Placement::Named {
+        placement: PointPlacement::Named {
             prefixes: prefixes(names.iter().map(|n| n.as_bytes()), b"-"),
             digest: NameDigest::Md5Words(options.replicas.max(1)),
         },
@@ -156,7 +156,7 @@ mod tests {
         keys.iter().map(|k| r.route(k.as_bytes()).unwrap()).collect()
     }
 
-    /// compat-specs §4: the upstream fixtures' first five keys.
+    /// upstream test values (PEERS.md#npm-hashring): the upstream fixtures' first five keys.
     #[test]
     fn upstream_fixtures() {
         let weighted = topology(&[("0.0.0.1", 1), ("0.0.0.2", 2), ("0.0.0.3", 3), ("0.0.0.4", 4), ("0.0.0.5", 5)]);

@@ -1,7 +1,7 @@
 //! PyPI `hash_ring` 1.3 (Amir Salihefendic), the Python 2 module.
 
 use super::prefixes;
-use crate::ring::{LookupRule, NameCount, NameDigest, Placement, TieBreak};
+use crate::ring::{LookupRule, NameCount, NameDigest, PointPlacement, TieBreak};
 use crate::{KeyHash, PointScheme, Result, Ring, Router, Topology};
 
 /// `hash_ring.HashRing(nodes, weights).get_node`, for nodes whose names are the topology's
@@ -21,7 +21,7 @@ use crate::{KeyHash, PointScheme, Result, Ring, Router, Topology};
 /// As [`Ring::with_scheme`].
 pub fn python_hash_ring(topology: Topology) -> Result<Router> {
     let scheme = PointScheme {
-        placement: Placement::Named {
+        placement: PointPlacement::Named {
             prefixes: prefixes(topology.nodes().iter().map(|n| n.id()), b"-"),
             digest: NameDigest::Md5Words(3),
         },
@@ -40,7 +40,7 @@ mod tests {
     use super::*;
     use crate::Node;
 
-    /// compat-specs §5: the upstream 100,000-key fixture's first keys, weights 1..5.
+    /// upstream test values (PEERS.md#python-hash-ring): the upstream 100,000-key fixture's first keys, weights 1..5.
     #[test]
     fn upstream_fixture() {
         let t =

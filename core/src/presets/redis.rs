@@ -1,13 +1,17 @@
 //! Redis Cluster key slots, and the npm `cluster-key-slot` package's variant of them.
 
-use alloc::vec;
 use alloc::vec::Vec;
 
 use super::PresetRouter;
-use crate::{Error, Node, REDIS_SLOTS, Result, Router, SlotFn, Slots, Topology, hash, redis_slot};
+use crate::{Node, REDIS_SLOTS, Result, Router, SlotFn, Slots, Topology, hash, redis_slot};
 
 /// Which bytes of a key are hashed into its slot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema),
+    serde(rename_all = "snake_case")
+)]
 pub enum HashTagRule {
     /// Redis Cluster (`keyHashSlot`, redis-server 7): the bytes between the first `{` and the
     /// first `}` after it, when there are some; otherwise the whole key. `foo{}{bar}` hashes
@@ -112,39 +116,26 @@ impl RedisCluster {
 /// Redis Cluster routing: a key's slot (`CRC16/XMODEM(tag) & 16383`) and the master serving it.
 ///
 /// The cluster's replicas are other servers of the owner's shard, which a slot map does not
-/// list, so [`Router::replicas`] gives [`Error::ReplicasUnsupported`].
+/// list, so [`Router::replicas`] gives [`crate::Error::ReplicasUnsupported`].
 ///
 /// # Errors
-/// [`Error::InvalidParameter`] when a range is reversed or past slot 16383, or when the ranges
+/// [`crate::Error::InvalidParameter`] when a range is reversed or past slot 16383, or when the ranges
 /// do not give every slot exactly one master (a cluster with uncovered slots refuses those
 /// keys); as [`Topology::new`].
 pub fn redis_cluster(nodes: &[RedisNode<'_>], options: RedisClusterOptions) -> Result<Router> {
     let topology = Topology::new(nodes.iter().map(|n| Node::new(n.id)).collect::<Vec<_>>())?;
-    let mut owners = vec![u32::MAX; REDIS_SLOTS as usize];
-    for (i, node) in (0u32..).zip(nodes) {
-        for &(first, last) in node.slots {
-            let range = owners
-                .get_mut(usize::from(first)..=usize::from(last))
-                .filter(|_| first <= last)
-                .ok_or(Error::InvalidParameter("a slot range is reversed or past slot 16383"))?;
-            for owner in range {
-                if *owner != u32::MAX {
-                    return Err(Error::InvalidParameter("a Redis Cluster slot has two masters"));
-                }
-                *owner = i;
-            }
-        }
-    }
-    if owners.contains(&u32::MAX) {
-        return Err(Error::InvalidParameter("a Redis Cluster slot has no master"));
-    }
-    let slots = Slots::from_owners(topology, SlotFn::Redis, owners)?;
+    let ranges: Vec<Vec<(u32, u32)>> = nodes
+        .iter()
+        .map(|n| n.slots.iter().map(|&(first, last)| (u32::from(first), u32::from(last))).collect())
+        .collect();
+    let slots = Slots::from_ranges(topology, SlotFn::Redis, &ranges)?;
     Ok(Router::Preset(PresetRouter::RedisCluster(RedisCluster { slots, tag_rule: options.tag_rule })))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Error;
 
     #[test]
     fn tag_rules() {

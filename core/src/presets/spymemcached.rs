@@ -3,11 +3,16 @@
 use alloc::vec::Vec;
 
 use super::{MEMCACHED_DEFAULT_PORT, MemcachedServer, PresetRouter, TextRing, prefixes, server_topology};
-use crate::ring::{LookupRule, NameCount, NameDigest, Placement, TieBreak};
+use crate::ring::{LookupRule, NameCount, NameDigest, PointPlacement, TieBreak};
 use crate::{KeyHash, PointScheme, Result, Ring, Router};
 
 /// `KetamaNodeKeyFormatter.Format`: how a node's key (the text before `-i`) is formed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema),
+    serde(rename_all = "snake_case")
+)]
 pub enum SpymemcachedNodeKey {
     /// `SPYMEMCACHED` (the default): `String.valueOf(socketAddress)` minus its leading `/`:
     /// `ip:port` for an address given as an IP literal, `hostname/ip:port` for a resolved
@@ -22,6 +27,11 @@ pub enum SpymemcachedNodeKey {
 /// `DefaultHashAlgorithm`: the key hash (and, unweighted and not `KETAMA_HASH`, the point
 /// hash).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema),
+    serde(rename_all = "snake_case")
+)]
 pub enum SpymemcachedHash {
     /// `KETAMA_HASH` (the default): `LE32(md5(utf8), 0)`.
     #[default]
@@ -33,10 +43,12 @@ pub enum SpymemcachedHash {
     /// `FNV1_64_HASH` over UTF-16 code units, low 32 bits.
     Fnv1_64,
     /// `FNV1A_64_HASH` over UTF-16 code units, low 32 bits.
+    #[cfg_attr(feature = "serde", serde(rename = "fnv1a_64"))]
     Fnv1a64,
     /// `FNV1_32_HASH` over UTF-16 code units.
     Fnv1_32,
     /// `FNV1A_32_HASH` over UTF-16 code units.
+    #[cfg_attr(feature = "serde", serde(rename = "fnv1a_32"))]
     Fnv1a32,
 }
 
@@ -106,7 +118,7 @@ pub fn spymemcached(servers: &[MemcachedServer<'_>], options: SpymemcachedOption
         (false, _) => (NameCount::Fixed(160), NameDigest::Hash(key_hash)),
     };
     let scheme = PointScheme {
-        placement: Placement::Named { prefixes: prefixes(keys.iter().map(Vec::as_slice), b"-"), digest },
+        placement: PointPlacement::Named { prefixes: prefixes(keys.iter().map(Vec::as_slice), b"-"), digest },
         count,
         key_hash,
         lookup: LookupRule::LowerBound,

@@ -3,11 +3,16 @@
 use alloc::vec::Vec;
 
 use super::{MEMCACHED_DEFAULT_PORT, MemcachedServer, PresetRouter, prefixes, server_topology};
-use crate::ring::{LookupRule, NameCount, NameDigest, Placement, TieBreak};
+use crate::ring::{LookupRule, NameCount, NameDigest, PointPlacement, TieBreak};
 use crate::{Error, KeyHash, PointScheme, Result, Ring, Router};
 
 /// twemproxy's `hash:` setting, with x86 `char` semantics where its C code reads `char`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema),
+    serde(rename_all = "snake_case")
+)]
 pub enum TwemproxyHash {
     /// `one_at_a_time` over signed `char`s.
     OneAtATime,
@@ -26,10 +31,12 @@ pub enum TwemproxyHash {
     /// `fnv1a_64` (the default) over signed `char`s: FNV-1a with the 64-bit basis and prime
     /// truncated to 32 bits, which is the low half of true FNV-1a-64.
     #[default]
+    #[cfg_attr(feature = "serde", serde(rename = "fnv1a_64"))]
     Fnv1a64,
     /// `fnv1_32` over signed `char`s.
     Fnv1_32,
     /// `fnv1a_32` over signed `char`s.
+    #[cfg_attr(feature = "serde", serde(rename = "fnv1a_32"))]
     Fnv1a32,
     /// `hsieh` (see [`crate::hash::hsieh`]).
     Hsieh,
@@ -160,7 +167,7 @@ pub fn twemproxy(servers: &[MemcachedServer<'_>], options: TwemproxyOptions) -> 
         })
         .collect();
     let scheme = PointScheme {
-        placement: Placement::Named {
+        placement: PointPlacement::Named {
             prefixes: prefixes(names.iter().map(Vec::as_slice), b"-"),
             digest: NameDigest::Md5Words(4),
         },
@@ -192,7 +199,7 @@ mod tests {
         r.route(key.as_bytes()).unwrap()
     }
 
-    /// compat-specs §7 (run against nutcracker): the two example pools.
+    /// upstream test values (PEERS.md#twemproxy) (run against nutcracker): the two example pools.
     #[test]
     fn spec_pools() {
         let servers = [

@@ -1,7 +1,7 @@
 //! uhashring 2.x (`uhashring.HashRing`).
 
 use super::{PresetRouter, TextRing, prefixes, text_ids};
-use crate::ring::{LookupRule, NameCount, NameDigest, Placement, TieBreak};
+use crate::ring::{LookupRule, NameCount, NameDigest, PointPlacement, TieBreak};
 use crate::{Error, KeyHash, PointScheme, Result, Ring, Router, Topology};
 
 /// Which uhashring ring, with its parameters.
@@ -79,7 +79,7 @@ pub fn uhashring(topology: Topology, options: UhashringOptions) -> Result<Router
         }
     };
     let scheme = PointScheme {
-        placement: Placement::Named { prefixes, digest },
+        placement: PointPlacement::Named { prefixes, digest },
         count,
         key_hash,
         lookup: LookupRule::Strict,
@@ -108,7 +108,7 @@ mod tests {
         t.ring()
     }
 
-    /// compat-specs §3 (run against upstream).
+    /// upstream test values (PEERS.md#uhashring) (run against upstream).
     #[test]
     fn upstream_vectors() {
         let r = uhashring(nodes(), UhashringOptions::ketama()).unwrap();

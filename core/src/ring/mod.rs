@@ -23,7 +23,7 @@ pub const DEFAULT_POINTS_PER_WEIGHT: u32 = 160;
 /// Which bytes are hashed for each point, and how a digest becomes points.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
-pub enum Placement {
+pub enum PointPlacement {
     /// ring-v1: point *i* of a node is `xxh3_64(le32(len(id)) || id || le32(i))`, one point per
     /// name. The length prefix makes the encoding unambiguous (`"ab"+1` ≠ `"a"+"b1"`).
     V1,
@@ -92,7 +92,7 @@ pub enum NameCount {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PointScheme {
     /// Bytes hashed per point.
-    pub placement: Placement,
+    pub placement: PointPlacement,
     /// Names (digests) per node.
     pub count: NameCount,
     /// Hash of the key; its width (32 or 64 bits) must match the points'.
@@ -108,7 +108,7 @@ impl PointScheme {
     #[must_use]
     pub fn v1(points_per_weight: u32) -> Self {
         Self {
-            placement: Placement::V1,
+            placement: PointPlacement::V1,
             count: NameCount::PerWeight(points_per_weight),
             key_hash: KeyHash::Xxh3,
             lookup: LookupRule::LowerBound,
@@ -118,9 +118,9 @@ impl PointScheme {
 
     fn point_bits(&self) -> u32 {
         match self.placement {
-            Placement::V1 => 64,
-            Placement::Named { digest: NameDigest::Hash(h), .. } => h.bits(),
-            Placement::Named { .. } | Placement::Crc32Chain { .. } => 32,
+            PointPlacement::V1 => 64,
+            PointPlacement::Named { digest: NameDigest::Hash(h), .. } => h.bits(),
+            PointPlacement::Named { .. } | PointPlacement::Crc32Chain { .. } => 32,
         }
     }
 
@@ -194,12 +194,12 @@ impl Ring {
     pub fn with_scheme(topology: Topology, scheme: &PointScheme) -> Result<Self> {
         let per_name = scheme.placement_points_per_name();
         let node_count = topology.len() as u32;
-        if let Placement::Named { prefixes: p, .. } | Placement::Crc32Chain { bases: p } = &scheme.placement
+        if let PointPlacement::Named { prefixes: p, .. } | PointPlacement::Crc32Chain { bases: p } = &scheme.placement
             && p.len() != topology.len()
         {
             return Err(Error::InvalidParameter("one point name per node is required"));
         }
-        if let Placement::Named { digest: NameDigest::Md5Words(0 | 5..), .. } = scheme.placement {
+        if let PointPlacement::Named { digest: NameDigest::Md5Words(0 | 5..), .. } = scheme.placement {
             return Err(Error::InvalidParameter("an MD5 digest yields 1 to 4 points"));
         }
         if scheme.key_hash.bits() != scheme.point_bits() {
@@ -229,10 +229,10 @@ impl Ring {
         Ok(Self { topology, table, key_hash: scheme.key_hash, lookup: scheme.lookup, reachable, low: Box::default() })
     }
 
-    /// A ring of 128-bit points (one per name, `Placement::Named` with a 128-bit
+    /// A ring of 128-bit points (one per name, `PointPlacement::Named` with a 128-bit
     /// `NameDigest::Hash`): the table takes the top 64 bits, `low` the rest.
     fn with_wide_points(topology: Topology, scheme: &PointScheme, total: usize, reachable: u32) -> Result<Self> {
-        let Placement::Named { prefixes, digest: NameDigest::Hash(h) } = &scheme.placement else {
+        let PointPlacement::Named { prefixes, digest: NameDigest::Hash(h) } = &scheme.placement else {
             return Err(Error::InvalidParameter("128-bit points need named points with a 128-bit hash"));
         };
         let mut points: Vec<(u64, u64, u32)> = Vec::with_capacity(total);
@@ -517,8 +517,8 @@ impl Ring {
 impl PointScheme {
     fn placement_points_per_name(&self) -> u32 {
         match &self.placement {
-            Placement::V1 | Placement::Crc32Chain { .. } => 1,
-            Placement::Named { digest, .. } => digest.points_per_name(),
+            PointPlacement::V1 | PointPlacement::Crc32Chain { .. } => 1,
+            PointPlacement::Named { digest, .. } => digest.points_per_name(),
         }
     }
 }
@@ -533,7 +533,7 @@ fn emit_node_points(
 ) {
     let Some(node) = topology.node(i) else { return };
     match &scheme.placement {
-        Placement::V1 => {
+        PointPlacement::V1 => {
             // Names `E(id) || le32(k)` are written LANES at a time, then hashed: hashing bytes
             // stored a moment before makes every load wait for its store (a store-forwarding
             // stall per point, most of the build's time); written in a batch, they have long
@@ -563,7 +563,7 @@ fn emit_node_points(
                 k += lanes as u64;
             }
         }
-        Placement::Named { prefixes, digest } => {
+        PointPlacement::Named { prefixes, digest } => {
             let prefix = prefixes.get(i as usize).map_or(&[][..], |p| &p[..]);
             for k in 0..names {
                 buf.clear();
@@ -584,7 +584,7 @@ fn emit_node_points(
                 }
             }
         }
-        Placement::Crc32Chain { bases } => {
+        PointPlacement::Crc32Chain { bases } => {
             let base = bases.get(i as usize).map_or(&[][..], |b| &b[..]);
             let digest = crc::Crc::<u32>::new(&crc::CRC_32_ISO_HDLC);
             let mut prev: u32 = 0;
@@ -636,7 +636,7 @@ mod tests {
     fn ketama_f32_gives_156_points_at_25_servers() {
         let t = Topology::uniform("s", 25).unwrap();
         let scheme = PointScheme {
-            placement: Placement::Named {
+            placement: PointPlacement::Named {
                 prefixes: (0..25).map(|i| alloc::format!("s{i}-").into_bytes().into_boxed_slice()).collect(),
                 digest: NameDigest::Md5Words(4),
             },

@@ -14,8 +14,8 @@ if TYPE_CHECKING:
 
 #: How a figure was obtained: ``"exact"`` (the key-hash space itself), ``"slot_share"`` (per
 #: slot), ``"expected"`` (closed form for uniformly hashed keys), ``"sampled"`` (estimated
-#: from ``sample_keys`` keys).
-Method = Literal["exact", "slot_share", "expected", "sampled", "other"]
+#: from ``sample_keys`` keys). The names are the core's (``keyroute::analysis::Method``).
+Method = Literal["exact", "slot_share", "expected", "sampled"]
 
 
 @dataclass(frozen=True)
@@ -66,6 +66,9 @@ class Diff:
 
     #: Share of keys whose owner (by node id) changes.
     moved: float
+    #: The least any router could move for this change of nodes and weights:
+    #: ``1 - sum(min(fair share before, fair share after))`` over node ids.
+    ideal_moved: float
     #: Every (source, target) pair with a positive share, staying keys included.
     flows: Tuple[Flow, ...]
     #: The moved pieces of the hash space, in hash order (exact diffs only; else empty).
@@ -95,10 +98,11 @@ def diff(a: Router, b: Router) -> Diff:
     >>> round(d.moved, 3), d.method, d.flows[1]
     (0.222, 'exact', Flow(source='a', target='d', share=0.07658316883911194))
     """
-    moved, flows, arcs, method, sample_keys = _native.diff(a, b)
+    moved, ideal_moved, flows, arcs, method, sample_keys = _native.diff(a, b)
     an, bn = a.nodes, b.nodes
     return Diff(
         moved=moved,
+        ideal_moved=ideal_moved,
         flows=tuple(Flow(an[f], bn[t], share) for f, t, share in flows),
         moved_arcs=tuple(MovedArc(start, end, an[f], bn[t]) for start, end, f, t in arcs),
         method=cast(Method, method),

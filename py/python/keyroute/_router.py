@@ -25,7 +25,7 @@ from typing import (
 )
 
 from . import _native
-from ._errors import InvalidSpecError, KeyTypeError
+from ._errors import InvalidSpecError, InvalidTypeError
 
 if TYPE_CHECKING:
     import numpy as np
@@ -257,7 +257,7 @@ def _route_many(target: Union[_native.Router, _native.SharedRouter], keys: Any) 
     np = sys.modules.get("numpy")  # an array of key hashes means numpy is already imported
     if np is not None and isinstance(keys, np.ndarray):
         if keys.dtype.kind != "u" or keys.dtype.itemsize != 8:
-            raise KeyTypeError(f"an array of key hashes must have dtype uint64, not {keys.dtype}")
+            raise InvalidTypeError(f"an array of key hashes must have dtype uint64, not {keys.dtype}")
         data = np.ascontiguousarray(keys, dtype="<u8").tobytes()
         return np.frombuffer(target._route_hashes(data), dtype="<u4").reshape(keys.shape)
     return target._route_many(keys)

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Tuple
 
+import keyroute
 import numpy as np
 import numpy.typing as npt
-from typing_extensions import assert_type
-
-import keyroute
 from keyroute.pymemcache import Hasher
+from typing_extensions import assert_type
 
 ring = keyroute.Ring({"cache-a": 1, "cache-b": 2}, points=160)
 assert_type(ring, keyroute.Ring)

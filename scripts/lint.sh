@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# `make lint`: every formatter and linter in check mode, installing the tools it needs
+# (idempotently): rustfmt and clippy (scripts/setup.sh), ruff (pinned, into build/tools-venv)
+# and shellcheck (Debian's). Also checks that every generated file is current.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+RUFF_VERSION=0.17.6
+VENV=build/tools-venv
+
+apt_install() {
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null 2>&1 || {
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@"; }
+}
+command -v shellcheck >/dev/null || apt_install shellcheck
+if ! "$VENV/bin/ruff" --version 2>/dev/null | grep -qx "ruff $RUFF_VERSION"; then
+  [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV" || { apt_install python3-venv && python3 -m venv "$VENV"; }
+  "$VENV/bin/python" -m pip install -q --disable-pip-version-check "ruff==$RUFF_VERSION"
+fi
+
+echo "lint: cargo fmt --check"
+cargo fmt --all --check
+echo "lint: cargo clippy -D warnings"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+echo "lint: generated files (cargo xtask codegen --check)"
+cargo xtask codegen --check
+echo "lint: ruff"
+"$VENV/bin/ruff" check .
+echo "lint: shellcheck"
+git ls-files -z '*.sh' .ci/run | xargs -0 shellcheck -x --severity=warning
+echo "lint: the docs stand alone (no reference to a document outside the repository)"
+if git grep -n -E '\.\./shared/|shared/reference/|compat-specs|perf-anchors|style-anchors' -- . ':!scripts/lint.sh'; then
+  echo "lint: the lines above point outside the repository; write what they need into its own docs" >&2
+  exit 1
+fi
+echo "lint: ok"
