@@ -1,7 +1,6 @@
 //! Keys from Python: `str` (its UTF-8 bytes), `bytes` or `bytearray`.
 
 use std::borrow::Cow;
-use std::ffi::c_char;
 
 use keyroute_bindings::ErrorCode;
 use pyo3::ffi;
@@ -9,13 +8,6 @@ use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyList, PyString, PyTuple};
 
 use crate::errors;
-
-unsafe extern "C" {
-    /// The UTF-8 form CPython caches inside a `str`. In the stable ABI since 3.10, and exported
-    /// with this signature by every CPython 3 this abi3-py39 module loads into; PyO3 declares
-    /// it only for abi3 ≥ 3.10, where its fallback would encode a new `bytes` per key.
-    fn PyUnicode_AsUTF8AndSize(unicode: *mut ffi::PyObject, size: *mut ffi::Py_ssize_t) -> *const c_char;
-}
 
 /// The UTF-8 bytes of `s`, borrowed from the string (valid while it lives).
 ///
@@ -26,7 +18,7 @@ pub(crate) fn utf8<'a>(s: &'a Bound<'_, PyString>) -> PyResult<&'a [u8]> {
     let mut size: ffi::Py_ssize_t = 0;
     // SAFETY: `s` is a live `str` (the GIL is held, as the `Bound` proves); CPython returns a
     // pointer to `size` bytes owned by the string, or NULL with an exception set.
-    let data = unsafe { PyUnicode_AsUTF8AndSize(s.as_ptr(), &mut size) };
+    let data = unsafe { ffi::PyUnicode_AsUTF8AndSize(s.as_ptr(), &mut size) };
     if data.is_null() {
         let py = s.py();
         let cause = PyErr::fetch(py);
@@ -116,7 +108,7 @@ fn for_each_key(keys: &Bound<'_, PyAny>, mut f: impl FnMut(usize, &[u8]) -> PyRe
         if unsafe { ffi::Py_TYPE(item) } == &raw mut ffi::PyUnicode_Type {
             let mut size: ffi::Py_ssize_t = 0;
             // SAFETY: `item` is a live `str`; see `utf8`.
-            let data = unsafe { PyUnicode_AsUTF8AndSize(item, &mut size) };
+            let data = unsafe { ffi::PyUnicode_AsUTF8AndSize(item, &mut size) };
             if !data.is_null() {
                 // SAFETY: as in `utf8`.
                 f(i, unsafe { std::slice::from_raw_parts(data.cast::<u8>(), size as usize) })?;

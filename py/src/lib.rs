@@ -5,7 +5,6 @@
 
 mod analysis;
 mod errors;
-mod fast;
 mod keys;
 mod router;
 mod shared;
@@ -38,7 +37,6 @@ fn parse_server(py: Python<'_>, address: &Bound<'_, PyString>) -> PyResult<(Stri
 fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<router::PyRouter>()?;
-    m.add("RouteCalls", fast::route_calls(m.py())?)?;
     m.add_class::<router::RouterHandle>()?;
     m.add_class::<shared::PySharedRouter>()?;
     m.add_class::<transition::PyTransition>()?;

@@ -39,41 +39,43 @@ impl PyRouter {
     }
 }
 
-/// The one-argument calls, exposed as `METH_O` methods by [`crate::fast`].
+#[pymethods]
 impl PyRouter {
     /// The id of the node that owns `key` (str, bytes or bytearray).
-    pub(crate) fn route(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<Py<PyString>> {
+    #[pyo3(signature = (key, /))]
+    fn route(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<Py<PyString>> {
         let index = route_one(py, &self.inner, key)?;
         self.id(py, index)
     }
 
     /// The position (in `nodes`) of the node that owns `key`.
-    pub(crate) fn route_index(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<u32> {
+    #[pyo3(signature = (key, /))]
+    fn route_index(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<u32> {
         route_one(py, &self.inner, key)
     }
 
     /// The id of the node that owns every key whose `key_hash` is `hash`.
-    pub(crate) fn route_hash(&self, py: Python<'_>, hash: &Bound<'_, PyAny>) -> PyResult<Py<PyString>> {
+    #[pyo3(signature = (hash, /))]
+    fn route_hash(&self, py: Python<'_>, hash: &Bound<'_, PyAny>) -> PyResult<Py<PyString>> {
         let hash = key_hash_arg(hash)?;
         let index = self.inner.route_hash(hash).map_err(|e| errors::to_py(py, &e))?;
         self.id(py, index)
     }
 
     /// The 64-bit number this router routes `key` on.
-    pub(crate) fn key_hash(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<u64> {
+    #[pyo3(signature = (key, /))]
+    fn key_hash(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<u64> {
         let key = keys::key_bytes(key)?;
         self.inner.key_hash(&key).map_err(|e| errors::to_py(py, &e))
     }
 
     /// The slot `key` falls in, for slot-table routers; `None` for the others.
-    pub(crate) fn slot(&self, key: &Bound<'_, PyAny>) -> PyResult<Option<u32>> {
+    #[pyo3(signature = (key, /))]
+    fn slot(&self, key: &Bound<'_, PyAny>) -> PyResult<Option<u32>> {
         let key = keys::key_bytes(key)?;
         Ok(self.inner.slot(&key))
     }
-}
 
-#[pymethods]
-impl PyRouter {
     /// Builds a router from spec JSON text, or wraps a router handle.
     #[new]
     #[pyo3(signature = (spec, /))]

@@ -79,7 +79,7 @@ def spec_json(spec: Mapping[str, Any]) -> str:
         raise InvalidSpecError(f"the spec cannot be written as JSON: {e}") from e
 
 
-class Router(_native.RouteCalls, _native.Router):
+class Router(_native.Router):
     """An immutable router: which node owns a key.
 
     Build one from a spec (a mapping or its JSON text), or with the constructors ``Ring``,
