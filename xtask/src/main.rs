@@ -8,6 +8,7 @@
 
 mod docs;
 mod header;
+mod js;
 
 mod python;
 mod text;
@@ -32,6 +33,7 @@ fn outputs(root: &Path) -> Result<Vec<Output>, String> {
     all.extend(python::outputs());
     all.push(header::output(root)?);
     all.extend(docs::outputs(root)?);
+    all.extend(js::outputs());
 
     Ok(all)
 }

@@ -1,0 +1,22 @@
+// The Node addon backend: the native library built from `node/src` (napi-rs), loaded from the
+// package folder (the CommonJS bundle in dist/ defines `import.meta.url` as its own file URL).
+
+import { createRequire } from 'node:module'
+
+const load = createRequire(import.meta.url)
+const file = `../keyroute.${process.platform}-${process.arch}-${process.platform === 'linux' ? 'gnu' : 'native'}.node`
+
+let addon
+try {
+  addon = load(file)
+} catch (e) {
+  throw new Error(
+    `keyroute: no native addon for ${process.platform}-${process.arch} (${file}): ${e.message}. ` +
+      "The npm package carries a prebuilt binary for linux-x64-gnu; elsewhere, install it from a source " +
+      "checkout with a Rust toolchain (npm install /path/to/keyroute/node), or use the WebAssembly " +
+      "build: import from 'keyroute/wasm'.",
+    { cause: e },
+  )
+}
+
+export const { NativeRouter, NativeTransition, diff, errorTable, parseServer, redisSlot } = addon

@@ -1,0 +1,52 @@
+//! The native half of the npm package `keyroute`: keyroute-bindings for Node.js, through
+//! napi-rs. Its classes (`NativeRouter`, `NativeTransition`) are private building blocks; the
+//! public API is the JavaScript layer in `node/lib/`, which the WebAssembly backend (`wasm/`)
+//! serves too, with the same low-level surface. Everything that decides a route — parsing,
+//! validation, the key text policy, hashing, lookup — happens in keyroute-bindings.
+//!
+//! Errors leave as JavaScript `Error` objects carrying `code` (`"KR_…"`), `errno` (the table's
+//! number) and, for batches, `keyIndex`; the JavaScript layer turns them into the generated
+//! `KeyrouteError` classes. Nothing panics across the boundary: the workspace denies every
+//! panicking construct, and arguments of any type are checked here.
+
+mod error;
+mod keys;
+mod router;
+mod shared;
+mod transition;
+
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+
+use keyroute_bindings::{ErrorCode, NodeSpec};
+
+pub use router::NativeRouter;
+pub use transition::NativeTransition;
+
+/// `[code, name, category, description]` for every kind of the error table, in numeric order.
+#[napi]
+pub fn error_table() -> Vec<(u32, String, String, String)> {
+    ErrorCode::ALL
+        .iter()
+        .map(|c| (c.code(), c.name().to_owned(), c.category().name().to_owned(), c.description().to_owned()))
+        .collect()
+}
+
+/// `[host, port]` of a memcached-style server address (`host:port`, `host`, `[v6]:port`).
+#[napi]
+pub fn parse_server(env: Env, address: Unknown<'_>) -> Result<(String, u32)> {
+    let address = keys::text(&env, &address, "a server address")?;
+    let node = NodeSpec::from_server(&address, 1).map_err(|e| error::throw(&env, &e))?;
+    Ok((node.host.unwrap_or_default(), u32::from(node.port.unwrap_or_default())))
+}
+
+/// The Redis Cluster slot of `key`: `rule` 0 is Redis's own hash-tag rule, 1 the npm
+/// `cluster-key-slot` package's.
+#[napi]
+pub fn redis_slot(env: Env, key: Unknown<'_>, rule: u32) -> Result<u32> {
+    let rule = match rule {
+        0 => keyroute_bindings::core::presets::HashTagRule::Redis,
+        _ => keyroute_bindings::core::presets::HashTagRule::ClusterKeySlot,
+    };
+    keys::with_key(&env, &key, |k| rule.slot(k))
+}
