@@ -20,39 +20,58 @@ pub struct NativeRouter {
 /// The share of keys each node owns, with the balance figures.
 #[napi(object)]
 pub struct NativeOwnership {
+    /// Per node, in spec order.
     pub shares: Vec<f64>,
+    /// How the shares were obtained (`exact`, `slot_share`, `expected`, `sampled`).
     pub method: String,
+    /// Sample keys, for `sampled`.
     pub sample_keys: Option<u32>,
+    /// Coefficient of variation of share / fair share.
     pub cv: f64,
+    /// Largest share / fair share.
     pub max_over_mean: f64,
+    /// Smallest share / fair share.
     pub min_over_mean: f64,
 }
 
 /// A share of all keys moving from node `from` (position in A) to `to` (position in B).
 #[napi(object)]
 pub struct NativeFlow {
+    /// Position in A.
     pub from: u32,
+    /// Position in B.
     pub to: u32,
+    /// Share of all keys.
     pub share: f64,
 }
 
 /// A moved piece of the key-hash space.
 #[napi(object)]
 pub struct NativeArc {
+    /// First hash of the piece.
     pub start: BigInt,
+    /// Last hash of the piece (inclusive).
     pub end: BigInt,
+    /// Owner in A (position).
     pub from: u32,
+    /// Owner in B (position).
     pub to: u32,
 }
 
 /// What changing from router A to router B moves.
 #[napi(object)]
 pub struct NativeDiff {
+    /// Share of keys whose owner changes.
     pub moved: f64,
+    /// The least any router could move for this change.
     pub ideal_moved: f64,
+    /// Every (from, to) pair with a positive share.
     pub flows: Vec<NativeFlow>,
+    /// The moved pieces of the hash space (exact diffs only).
     pub moved_arcs: Vec<NativeArc>,
+    /// How the figures were obtained.
     pub method: String,
+    /// Sample keys, for `sampled`.
     pub sample_keys: Option<u32>,
 }
 
