@@ -99,7 +99,7 @@ impl Spec {
         if text.len() > MAX_SPEC_BYTES {
             return Err(Error::new(ErrorCode::InvalidSpec, format!("params larger than {MAX_SPEC_BYTES} bytes")));
         }
-        let value: Value = serde_json::from_str(text).map_err(|e| Error::new(ErrorCode::InvalidJson, e.to_string()))?;
+        let value: Value = serde_json::from_str(text).map_err(json_error)?;
         match value {
             Value::Object(map) => {
                 self.params = map;
@@ -117,7 +117,7 @@ impl Spec {
         if text.len() > MAX_SPEC_BYTES {
             return Err(Error::new(ErrorCode::InvalidSpec, format!("spec larger than {MAX_SPEC_BYTES} bytes")));
         }
-        let value: Value = serde_json::from_str(text).map_err(|e| Error::new(ErrorCode::InvalidJson, e.to_string()))?;
+        let value: Value = serde_json::from_str(text).map_err(json_error)?;
         Self::from_value(value)
     }
 
@@ -142,6 +142,18 @@ impl Spec {
         }
         Ok(())
     }
+}
+
+/// A JSON syntax error: `invalid_json`, except a lone surrogate written as a `\uD800` escape,
+/// which is text with no UTF-8 form (`invalid_utf8`), as it is when written raw: the same text
+/// gets the same code however it was encoded (`JSON.stringify` escapes lone surrogates).
+pub(crate) fn json_error(e: serde_json::Error) -> Error {
+    let message = e.to_string();
+    // serde_json's only two messages for an unpaired surrogate escape.
+    let surrogate = ["lone leading surrogate in hex escape", "unexpected end of hex escape"];
+    let code =
+        if surrogate.iter().any(|m| message.starts_with(m)) { ErrorCode::InvalidUtf8 } else { ErrorCode::InvalidJson };
+    Error::new(code, message)
 }
 
 /// Reads an algorithm's typed parameters from the spec's `params`, refusing unknown ones.
@@ -172,6 +184,19 @@ mod tests {
         )
         .unwrap();
         assert_eq!(built, parsed);
+    }
+
+    #[test]
+    fn an_escaped_lone_surrogate_is_invalid_utf8_like_a_raw_one() {
+        for text in [
+            r#"{"algorithm":"\ud800","nodes":[]}"#,
+            r#"{"algorithm":"\udc00","nodes":[]}"#,
+            r#"{"algorithm":"\ud800\u0041","nodes":[]}"#,
+        ] {
+            assert_eq!(Spec::from_json(text).unwrap_err().code(), ErrorCode::InvalidUtf8, "{text}");
+        }
+        assert_eq!(Spec::from_json(r#"{"algorithm":"\ud83d\ude00","nodes":[]}"#).unwrap().algorithm, "\u{1F600}");
+        assert_eq!(Spec::from_json(r#"{"algorithm":"\u12"}"#).unwrap_err().code(), ErrorCode::InvalidJson);
     }
 
     #[test]

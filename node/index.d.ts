@@ -1,0 +1,192 @@
+// keyroute: which node owns this key? Types of the JavaScript API, the same for the Node addon
+// (`keyroute`) and the WebAssembly build (`keyroute/wasm`, and `keyroute` in browsers). The
+// constructors of the algorithms and presets, and the error classes, are generated from the
+// registry and the error table (lib/generated/).
+
+export * from './lib/generated/errors.js'
+export * from './lib/generated/algorithms.js'
+
+/**
+ * A key: text (routed as its UTF-8; a lone surrogate is refused with `InvalidUtf8Error`), or bytes
+ * as given (`Buffer`, `Uint8Array`).
+ */
+export type Key = string | Uint8Array
+
+/** One node of a spec; only `id` is required (which algorithms read which field: VECTORS.md). */
+export interface NodeSpec {
+  id: string
+  weight?: number
+  zone?: string
+  host?: string
+  port?: number
+  name?: string
+  slots?: Array<[number, number]>
+}
+
+/** A topology spec, the JSON document every keyroute surface accepts. */
+export interface Spec {
+  algorithm: string
+  params?: Record<string, unknown>
+  nodes: NodeSpec[]
+  version?: number
+}
+
+/** Nodes: `{id: weight}`, a `Map` of id to weight, or an iterable of ids and node objects. */
+export type Nodes = Record<string, number> | Map<string, number> | Iterable<string | NodeSpec>
+
+/** Memcached-style servers: `{'host:port': weight}`, a `Map`, or addresses and node objects. */
+export type Servers = Record<string, number> | Map<string, number> | Iterable<string | NodeSpec>
+
+/** Slot owners: `{id: [[first, last], …]}` (inclusive ranges), a `Map`, or node objects with `slots`. */
+export type SlotRanges =
+  | Record<string, Iterable<readonly [number, number]>>
+  | Map<string, Iterable<readonly [number, number]>>
+  | Iterable<NodeSpec>
+
+/** How a figure was obtained. */
+export type Method = 'exact' | 'slot_share' | 'expected' | 'sampled'
+
+/** How evenly keys spread, relative to each node's fair share (weight / total). */
+export interface Balance {
+  /** Coefficient of variation of share / fair share over nodes with weight. */
+  cv: number
+  /** Largest share / fair share. */
+  maxOverMean: number
+  /** Smallest share / fair share. */
+  minOverMean: number
+}
+
+/** The share of keys each node owns (shares sum to 1). */
+export interface Ownership {
+  shares: Map<string, number>
+  balance: Balance
+  method: Method
+  /** Keys routed, when `method` is `'sampled'`. */
+  sampleKeys: number | null
+}
+
+/** A share of all keys that goes from node `source` (in A) to node `target` (in B). */
+export interface Flow {
+  source: string
+  target: string
+  share: number
+}
+
+/** A moved piece of the key-hash space, `start` to `end` inclusive (exact diffs only). */
+export interface MovedArc {
+  start: bigint
+  end: bigint
+  source: string
+  target: string
+}
+
+/** What changing from router A to router B does. */
+export interface Diff {
+  /** Share of keys whose owner (by node id) changes. */
+  moved: number
+  /** The least any router could move for this change of nodes and weights. */
+  idealMoved: number
+  /** Every (source, target) pair with a positive share, staying keys included. */
+  flows: Flow[]
+  /** The moved pieces of the hash space, in hash order (exact diffs only; else empty). */
+  movedArcs: MovedArc[]
+  method: Method
+  sampleKeys: number | null
+}
+
+/**
+ * A router: which node owns a key. Immutable. Build one from a spec (an object or its JSON
+ * text), or with the constructors `Ring`, `Jump`, `Maglev`, … and the peer presets
+ * (`Libmemcached`, `NpmHashring`, …), which are subclasses.
+ */
+export declare class Router {
+  constructor(spec: Spec | string)
+  /** The id of the node that owns `key`. */
+  route(key: Key): string
+  /** The position (in `nodes`) of the node that owns `key`. */
+  routeIndex(key: Key): number
+  /** `n` distinct node ids for `key`, in preference order (zones first when nodes have zones). */
+  replicas(key: Key, n: number): string[]
+  /** The slot `key` falls in, for slot-table routers (`slots`, `redis-cluster`); else null. */
+  slot(key: Key): number | null
+  /** The 64-bit number this router routes `key` on (ring, jump, Maglev, modulo and their presets). */
+  keyHash(key: Key): bigint
+  /** The id of the node that owns every key whose `keyHash` is `hash`. */
+  routeHash(hash: bigint): string
+  /** The owner of each key. An error names the failing key (`keyIndex`). */
+  routeMany(keys: Iterable<Key>): string[]
+  /** The owners' positions (in `nodes`) of each key. */
+  routeIndices(keys: Iterable<Key>): Uint32Array
+  /**
+   * Routes keys packed into one buffer, read in place: key `i` is
+   * `data.subarray(offsets[i], offsets[i + 1])`. Returns node positions in `out`, or in a new
+   * array of `offsets.length - 1`.
+   */
+  routeBatch(data: Uint8Array, offsets: Uint32Array, out?: Uint32Array): Uint32Array
+  /** The node ids, in spec order (routes answer positions in this array). */
+  readonly nodes: readonly string[]
+  /** Number of nodes. */
+  readonly size: number
+  /** The algorithm or preset the spec names. */
+  readonly algorithm: string
+  /** The view's version from the spec (0 when unversioned). */
+  readonly version: number
+  /** XXH3-64 of `canonicalJson`: equal for two processes holding the same view. */
+  readonly fingerprint: bigint
+  /** The spec in canonical form: every default filled in, keys sorted, no whitespace. */
+  readonly canonicalJson: string
+  /** The spec in canonical form, as a new object. */
+  readonly spec: Spec
+  /** Whether `other` is a router of the same canonical spec. */
+  equals(other: unknown): boolean
+  toJSON(): Spec
+  /** The share of keys each node owns, with the balance figures. */
+  ownership(): Ownership
+  /**
+   * A token (a number) another worker thread gives to `Router.fromShared` to route through
+   * this router without copying its table (Node addon; the WebAssembly build cannot share memory
+   * between workers and throws). Valid while this router is alive.
+   */
+  share(): number
+  /** The router a `share()` token names. */
+  static fromShared(token: number): Router
+}
+
+/** What changing from router `a` to router `b` moves; nodes are matched by id. */
+export declare function diff(a: Router, b: Router): Diff
+
+/** A change from router A to router B, part way done (conformance/SPEC.md, transition-v1). */
+export declare class Transition {
+  /** `progress` 0 routes exactly as `from`, 1 exactly as `to`; raising it only moves keys to B. */
+  constructor(from: Router, to: Router, progress?: number)
+  /** The same change at another progress. */
+  withProgress(progress: number): Transition
+  /** The id of the node that owns `key` now. */
+  route(key: Key): string
+  /** The position (in `nodes`) of the node that owns `key` now. */
+  routeIndex(key: Key): number
+  /** The owner now, and where to read on a miss while data migrates (or null). */
+  routeWithFallback(key: Key): { owner: string; previous: string | null }
+  /** Whether `key` has cut over to its owner in B. */
+  hasCutOver(key: Key): boolean
+  /** Both sides' node ids: B's in order, then A's that B lacks. */
+  readonly nodes: readonly string[]
+  readonly progress: number
+  readonly from: Router
+  readonly to: Router
+  /** Both views and the progress, fingerprints as 16 hex digits. */
+  describe(): {
+    from: { version: number; fingerprint: string }
+    to: { version: number; fingerprint: string }
+    progress: number
+  }
+}
+
+/**
+ * The Redis Cluster slot of `key`: Redis's own hash-tag rule by default, or npm
+ * `cluster-key-slot`'s (`rule: 'cluster_key_slot'`), which differs on keys like `foo{}{bar}`.
+ */
+export declare function redisSlot(key: Key, options?: { rule?: 'redis' | 'cluster_key_slot' }): number
+
+/** `[code, name, category, description]` of every kind of the error table. */
+export declare function errorTable(): Array<[number, string, string, string]>

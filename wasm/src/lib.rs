@@ -1,0 +1,386 @@
+//! The WebAssembly backend of the npm package `keyroute`: keyroute-bindings through
+//! wasm-bindgen, with the same low-level surface as the Node addon (`node/src`) —
+//! `NativeRouter`, `NativeTransition`, `diff`, `errorTable`, `parseServer`, `redisSlot` — so one
+//! JavaScript layer (`node/lib/api.js`) serves both. Every decision (parsing, validation, the
+//! key text policy, hashing, lookup, analysis) is made in keyroute-bindings.
+//!
+//! Errors leave as JavaScript `Error` objects with `code` (`"KR_…"`), `errno` and, for batches,
+//! `keyIndex`, exactly as the addon's. Nothing panics: the workspace denies every panicking
+//! construct (a panic would trap the instance), and arguments of any type are checked here.
+
+use js_sys::{Array, JsString, Object, Reflect, Uint8Array};
+use keyroute_bindings::{Error, ErrorCode, NodeSpec, Router, Transition, analysis, keys};
+use wasm_bindgen::prelude::*;
+
+type JsResult<T> = Result<T, JsValue>;
+
+/// `e` as a JavaScript error with `code`, `errno` and `keyIndex`.
+fn js_error(e: &Error) -> JsValue {
+    let error = js_sys::Error::new(e.message());
+    let code = format!("KR_{}", e.code().name().to_ascii_uppercase());
+    let set = |name: &str, value: JsValue| {
+        // Setting a property on a fresh Error cannot fail; if it did, the error still throws.
+        let _ = Reflect::set(&error, &JsValue::from_str(name), &value);
+    };
+    set("code", JsValue::from_str(&code));
+    set("errno", JsValue::from(e.code().code()));
+    if let Some(i) = e.key_index() {
+        set("keyIndex", JsValue::from(i as f64));
+    }
+    error.into()
+}
+
+fn js_code(code: ErrorCode, message: impl Into<String>) -> JsValue {
+    js_error(&Error::new(code, message))
+}
+
+fn type_name(value: &JsValue) -> String {
+    if value.is_null() {
+        return "null".into();
+    }
+    match value.js_typeof().as_string().as_deref() {
+        Some("object") => "an object".into(),
+        Some("undefined") => "undefined".into(),
+        Some(t) => format!("a {t}"),
+        None => "an unknown value".into(),
+    }
+}
+
+/// Calls `f` with the bytes of the key `value`, by the key text policy: a string is its UTF-8
+/// (a lone surrogate refused, never replaced), a `Uint8Array` its bytes, anything else
+/// `invalid_type`.
+fn with_key<R>(value: &JsValue, f: impl FnOnce(&[u8]) -> R) -> JsResult<R> {
+    if let Some(text) = value.as_string() {
+        // wasm-bindgen converts with `TextEncoder`, which replaces a lone surrogate by U+FFFD.
+        if !keys::lossy_utf8_needs_check(text.as_bytes()) {
+            return Ok(f(text.as_bytes()));
+        }
+        let units: Vec<u16> = JsString::from(value.clone()).iter().collect();
+        return keys::with_utf16_key(&units, f).map_err(|e| js_error(&e));
+    }
+    if let Some(bytes) = value.dyn_ref::<Uint8Array>() {
+        return Ok(f(&bytes.to_vec()));
+    }
+    Err(js_code(
+        ErrorCode::InvalidType,
+        format!("a key must be a string, Buffer or Uint8Array, not {}", type_name(value)),
+    ))
+}
+
+/// A string argument (spec JSON, an address) as Rust text, by the same policy.
+fn text(value: &JsValue, what: &str) -> JsResult<String> {
+    if value.as_string().is_none() {
+        return Err(js_code(ErrorCode::InvalidType, format!("{what} must be a string, not {}", type_name(value))));
+    }
+    with_key(value, |bytes| String::from_utf8_lossy(bytes).into_owned())
+}
+
+/// A non-negative integer count from a JavaScript number.
+fn count(value: &JsValue, what: &str) -> JsResult<usize> {
+    let Some(n) = value.as_f64() else {
+        return Err(js_code(ErrorCode::InvalidType, format!("{what} must be a number, not {}", type_name(value))));
+    };
+    if !(n >= 0.0 && n.fract() == 0.0 && n <= 9_007_199_254_740_991.0) {
+        return Err(js_code(ErrorCode::InvalidParameter, format!("{what} must be an integer ≥ 0, not {n}")));
+    }
+    Ok(n as usize)
+}
+
+fn object(fields: &[(&str, JsValue)]) -> JsValue {
+    let o = Object::new();
+    for (name, value) in fields {
+        let _ = Reflect::set(&o, &JsValue::from_str(name), value);
+    }
+    o.into()
+}
+
+fn ids(n: usize, id: impl Fn(u32) -> Option<String>) -> Vec<String> {
+    (0..n as u32).map(|i| id(i).unwrap_or_default()).collect()
+}
+
+/// A built router.
+#[wasm_bindgen]
+pub struct NativeRouter {
+    inner: Router,
+}
+
+#[wasm_bindgen]
+impl NativeRouter {
+    /// Builds a router from spec JSON text.
+    #[wasm_bindgen(constructor)]
+    pub fn new(spec: JsValue) -> JsResult<NativeRouter> {
+        let text = text(&spec, "a spec")?;
+        Ok(Self { inner: Router::from_json(&text).map_err(|e| js_error(&e))? })
+    }
+
+    /// The position of the node that owns `key`.
+    #[wasm_bindgen(js_name = routeIndex)]
+    pub fn route_index(&self, key: JsValue) -> JsResult<u32> {
+        with_key(&key, |k| self.inner.route(k))?.map_err(|e| js_error(&e))
+    }
+
+    /// `n` distinct node positions for `key`, in preference order.
+    #[wasm_bindgen(js_name = replicaIndices)]
+    pub fn replica_indices(&self, key: JsValue, n: JsValue) -> JsResult<Vec<u32>> {
+        let n = count(&n, "the replica count")?;
+        with_key(&key, |k| self.inner.replica_list(k, n))?.map_err(|e| js_error(&e))
+    }
+
+    /// The slot `key` falls in (slot-table routers), or undefined.
+    pub fn slot(&self, key: JsValue) -> JsResult<JsValue> {
+        Ok(with_key(&key, |k| self.inner.slot(k))?.map_or(JsValue::NULL, JsValue::from))
+    }
+
+    /// The 64-bit number this router routes `key` on.
+    #[wasm_bindgen(js_name = keyHash)]
+    pub fn key_hash(&self, key: JsValue) -> JsResult<u64> {
+        with_key(&key, |k| self.inner.key_hash(k))?.map_err(|e| js_error(&e))
+    }
+
+    /// The position of the node that owns every key whose `keyHash` is `hash` (a bigint).
+    #[wasm_bindgen(js_name = routeHash)]
+    pub fn route_hash(&self, hash: JsValue) -> JsResult<u32> {
+        if !hash.is_bigint() {
+            return Err(js_code(ErrorCode::InvalidType, "a key hash must be a bigint"));
+        }
+        let value =
+            u64::try_from(hash).map_err(|_| js_code(ErrorCode::InvalidKey, "a key hash must be in 0..2**64"))?;
+        self.inner.route_hash(value).map_err(|e| js_error(&e))
+    }
+
+    /// Routes the keys of `joined` (`lengths[i]` UTF-16 code units each) into `out`.
+    #[wasm_bindgen(js_name = routeJoinedInto)]
+    pub fn route_joined_into(&self, joined: JsValue, lengths: &[u32], out: &mut [u32]) -> JsResult<()> {
+        if joined.as_string().is_none() {
+            return Err(js_code(
+                ErrorCode::InvalidType,
+                format!("joined keys must be a string, not {}", type_name(&joined)),
+            ));
+        }
+        let units: Vec<u16> = JsString::from(joined).iter().collect();
+        let total: u64 = lengths.iter().map(|&l| u64::from(l)).sum();
+        if total != units.len() as u64 {
+            return Err(js_code(ErrorCode::InvalidParameter, "the key lengths do not add up to the text"));
+        }
+        let mut data = Vec::with_capacity(units.len());
+        let mut offsets = Vec::with_capacity(lengths.len() + 1);
+        offsets.push(0usize);
+        let mut start = 0usize;
+        for (i, &l) in lengths.iter().enumerate() {
+            let end = start + l as usize;
+            let key = units.get(start..end).unwrap_or_default();
+            keys::utf16_to_utf8(key, &mut data).map_err(|e| js_error(&e.at_key(i)))?;
+            offsets.push(data.len());
+            start = end;
+        }
+        self.inner.route_packed(&data, &offsets, out).map_err(|e| js_error(&e))
+    }
+
+    /// Routes keys packed in `data` (key `i` is `data[offsets[i]..offsets[i + 1]]`) into `out`.
+    #[wasm_bindgen(js_name = routeBatchInto)]
+    pub fn route_batch_into(&self, data: JsValue, offsets: &[u32], out: &mut [u32]) -> JsResult<()> {
+        let Some(bytes) = data.dyn_ref::<Uint8Array>() else {
+            return Err(js_code(ErrorCode::InvalidType, "packed keys must be a Buffer or Uint8Array"));
+        };
+        self.inner.route_packed(&bytes.to_vec(), offsets, out).map_err(|e| js_error(&e))
+    }
+
+    /// The node ids, in spec order.
+    #[wasm_bindgen(getter, js_name = nodeIds)]
+    pub fn node_ids(&self) -> Vec<String> {
+        ids(self.inner.len(), |i| self.inner.node_id(i).map(str::to_owned))
+    }
+
+    /// The algorithm or preset the spec names.
+    #[wasm_bindgen(getter)]
+    pub fn algorithm(&self) -> String {
+        self.inner.algorithm().to_owned()
+    }
+
+    /// The view's version.
+    #[wasm_bindgen(getter)]
+    pub fn version(&self) -> f64 {
+        self.inner.version() as f64
+    }
+
+    /// XXH3-64 of the canonical JSON.
+    #[wasm_bindgen(getter)]
+    pub fn fingerprint(&self) -> u64 {
+        self.inner.fingerprint()
+    }
+
+    /// The spec in canonical form.
+    #[wasm_bindgen(getter, js_name = canonicalJson)]
+    pub fn canonical_json(&self) -> String {
+        self.inner.canonical_json().to_owned()
+    }
+
+    /// The share of keys each node owns, with the balance figures.
+    pub fn ownership(&self) -> JsValue {
+        let own = analysis::ownership(&self.inner);
+        let shares: Vec<f64> = own.shares.iter().map(|s| s.share).collect();
+        object(&[
+            ("shares", JsValue::from(shares)),
+            ("method", JsValue::from_str(own.method.name())),
+            ("sampleKeys", own.method.sample_keys().map_or(JsValue::NULL, JsValue::from)),
+            ("cv", JsValue::from(own.balance.cv)),
+            ("maxOverMean", JsValue::from(own.balance.max_over_mean)),
+            ("minOverMean", JsValue::from(own.balance.min_over_mean)),
+        ])
+    }
+
+    /// Sharing between workers needs shared memory, which this build has not: always throws.
+    pub fn share(&self) -> JsResult<f64> {
+        Err(unshared())
+    }
+
+    /// Always throws (see `share`).
+    #[wasm_bindgen(js_name = fromShared)]
+    pub fn from_shared(_token: JsValue) -> JsResult<NativeRouter> {
+        Err(unshared())
+    }
+}
+
+fn unshared() -> JsValue {
+    js_code(
+        ErrorCode::InvalidParameter,
+        "the WebAssembly build cannot share a router between workers (no shared memory); \
+         post router.canonicalJson and build a Router from it there",
+    )
+}
+
+/// What changing from `a` to `b` moves (positions in each router).
+#[wasm_bindgen]
+pub fn diff(a: &NativeRouter, b: &NativeRouter) -> JsResult<JsValue> {
+    let d = analysis::diff(&a.inner, &b.inner).map_err(|e| js_error(&e))?;
+    let flows: Array = d
+        .flows
+        .iter()
+        .map(|f| {
+            object(&[
+                ("from", JsValue::from(f.from_index)),
+                ("to", JsValue::from(f.to_index)),
+                ("share", JsValue::from(f.share)),
+            ])
+        })
+        .collect();
+    let arcs: Array = d
+        .moved_arcs
+        .iter()
+        .map(|m| {
+            object(&[
+                ("start", JsValue::from(m.start)),
+                ("end", JsValue::from(m.end)),
+                ("from", JsValue::from(m.from_index)),
+                ("to", JsValue::from(m.to_index)),
+            ])
+        })
+        .collect();
+    Ok(object(&[
+        ("moved", JsValue::from(d.moved)),
+        ("idealMoved", JsValue::from(d.ideal_moved)),
+        ("flows", flows.into()),
+        ("movedArcs", arcs.into()),
+        ("method", JsValue::from_str(d.method.name())),
+        ("sampleKeys", d.method.sample_keys().map_or(JsValue::NULL, JsValue::from)),
+    ]))
+}
+
+/// A change from router A to router B at some progress.
+#[wasm_bindgen]
+pub struct NativeTransition {
+    inner: Transition,
+}
+
+#[wasm_bindgen]
+impl NativeTransition {
+    /// A transition from `from` to `to` at `progress` in [0, 1].
+    #[wasm_bindgen(constructor)]
+    pub fn new(from: &NativeRouter, to: &NativeRouter, progress: f64) -> JsResult<NativeTransition> {
+        let inner = Transition::new(from.inner.clone(), to.inner.clone(), progress).map_err(|e| js_error(&e))?;
+        Ok(Self { inner })
+    }
+
+    /// The same change at another progress.
+    #[wasm_bindgen(js_name = withProgress)]
+    pub fn with_progress(&self, progress: f64) -> JsResult<NativeTransition> {
+        Ok(Self { inner: self.inner.with_progress(progress).map_err(|e| js_error(&e))? })
+    }
+
+    /// The position (in `nodeIds`) of the node that owns `key` now.
+    #[wasm_bindgen(js_name = routeIndex)]
+    pub fn route_index(&self, key: JsValue) -> JsResult<u32> {
+        with_key(&key, |k| self.inner.route(k))?.map_err(|e| js_error(&e))
+    }
+
+    /// `[owner]`, or `[owner, previous]` when the key has cut over to a different node.
+    #[wasm_bindgen(js_name = routeWithFallback)]
+    pub fn route_with_fallback(&self, key: JsValue) -> JsResult<Vec<u32>> {
+        let placed = with_key(&key, |k| self.inner.route_with_fallback(k))?.map_err(|e| js_error(&e))?;
+        Ok(std::iter::once(placed.owner).chain(placed.previous).collect())
+    }
+
+    /// Whether `key` has cut over to its owner in B.
+    #[wasm_bindgen(js_name = hasCutOver)]
+    pub fn has_cut_over(&self, key: JsValue) -> JsResult<bool> {
+        with_key(&key, |k| self.inner.has_cut_over(k))
+    }
+
+    /// Both sides' node ids: B's in order, then A's that B lacks.
+    #[wasm_bindgen(getter, js_name = nodeIds)]
+    pub fn node_ids(&self) -> Vec<String> {
+        ids(self.inner.len(), |i| self.inner.node_id(i).map(str::to_owned))
+    }
+
+    /// Progress in [0, 1].
+    #[wasm_bindgen(getter)]
+    pub fn progress(&self) -> f64 {
+        self.inner.progress()
+    }
+
+    /// Both views and the progress, as processes exchange them (JSON).
+    #[wasm_bindgen(js_name = describeJson)]
+    pub fn describe_json(&self) -> String {
+        self.inner.describe_json()
+    }
+}
+
+/// `[code, name, category, description]` for every kind of the error table.
+#[wasm_bindgen(js_name = errorTable)]
+pub fn error_table() -> Array {
+    ErrorCode::ALL
+        .iter()
+        .map(|c| -> JsValue {
+            [
+                JsValue::from(c.code()),
+                JsValue::from_str(c.name()),
+                JsValue::from_str(c.category().name()),
+                JsValue::from_str(c.description()),
+            ]
+            .into_iter()
+            .collect::<Array>()
+            .into()
+        })
+        .collect()
+}
+
+/// `[host, port]` of a memcached-style server address.
+#[wasm_bindgen(js_name = parseServer)]
+pub fn parse_server(address: JsValue) -> JsResult<Array> {
+    let address = text(&address, "a server address")?;
+    let node = NodeSpec::from_server(&address, 1).map_err(|e| js_error(&e))?;
+    Ok([JsValue::from_str(&node.host.unwrap_or_default()), JsValue::from(node.port.unwrap_or_default())]
+        .into_iter()
+        .collect())
+}
+
+/// The Redis Cluster slot of `key`: `rule` 0 is Redis's hash-tag rule, 1 npm
+/// `cluster-key-slot`'s.
+#[wasm_bindgen(js_name = redisSlot)]
+pub fn redis_slot(key: JsValue, rule: u32) -> JsResult<u32> {
+    let rule = match rule {
+        0 => keyroute_bindings::core::presets::HashTagRule::Redis,
+        _ => keyroute_bindings::core::presets::HashTagRule::ClusterKeySlot,
+    };
+    with_key(&key, |k| rule.slot(k))
+}
