@@ -3,11 +3,14 @@
 //! generated surface), defaults, and the core routers they build.
 
 use keyroute::{Jump, JumpKey, JumpVariant, KeyHash, Maglev, Modulo, MultiProbe, Rendezvous, Ring, SlotFn, Slots};
+#[cfg(feature = "schema")]
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::registry::{Algorithm, Analysis, Kind, NodeField, NodeForm, Supports, Weights, build_with, schema_of};
+#[cfg(feature = "schema")]
+use crate::registry::schema_of;
+use crate::registry::{Algorithm, Analysis, Kind, NodeField, NodeForm, Supports, Weights, build_with};
 use crate::spec::Spec;
 use crate::{Error, ErrorCode, Result};
 
@@ -18,12 +21,13 @@ use NodeField::{Id, Slots as SlotField, Weight, Zone};
 
 /// Hash ring with weighted virtual points (ring-v1): adding a node moves only about 1/(n+1) of
 /// the keys, and more points per weight spread keys more evenly.
-#[derive(Serialize, Deserialize, JsonSchema)]
+#[derive(Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields)]
 struct RingParams {
     /// Points per unit of weight: a node of weight w gets w × this many points.
     #[serde(default = "default_points")]
-    #[schemars(range(min = 1))]
+    #[cfg_attr(feature = "schema", schemars(range(min = 1)))]
     points_per_weight: u32,
 }
 fn default_points() -> u32 {
@@ -31,7 +35,8 @@ fn default_points() -> u32 {
 }
 
 /// What jump hashes a key into.
-#[derive(Serialize, Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Serialize, Deserialize, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "lowercase")]
 enum JumpKeyParam {
     /// XXH3-64 of the key.
@@ -45,7 +50,8 @@ enum JumpKeyParam {
 /// Jump consistent hash (Lamping & Veach) over buckets in order: no memory per node and a
 /// perfectly even spread, but equal weights only, no replicas, and buckets are added or removed
 /// at the end only.
-#[derive(Serialize, Deserialize, JsonSchema)]
+#[derive(Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields)]
 struct JumpParams {
     /// What is hashed into the jump function's 64-bit input.
@@ -55,18 +61,20 @@ struct JumpParams {
 
 /// Weighted rendezvous (highest random weight) hashing: every node scores every key, the
 /// highest score wins; exact weights and natural replica lists, at O(n) per lookup.
-#[derive(Serialize, Deserialize, JsonSchema)]
+#[derive(Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields)]
 struct RendezvousParams {}
 
 /// Maglev lookup table: O(1) lookups and a near-perfect spread; a change moves a little more
 /// than the minimum.
-#[derive(Serialize, Deserialize, JsonSchema)]
+#[derive(Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields)]
 struct MaglevParams {
     /// Entries in the lookup table: a prime, at least the number of weighted nodes.
     #[serde(default = "default_table")]
-    #[schemars(range(min = 2, max = keyroute::MAX_TABLE_SIZE))]
+    #[cfg_attr(feature = "schema", schemars(range(min = 2, max = keyroute::MAX_TABLE_SIZE)))]
     table_size: u32,
 }
 fn default_table() -> u32 {
@@ -75,12 +83,13 @@ fn default_table() -> u32 {
 
 /// Fixed slots: key → one of `count` slots → node. Slots are dealt out by weight, or given per
 /// node (every node lists `slots`, inclusive `[first, last]` ranges covering each slot once).
-#[derive(Serialize, Deserialize, JsonSchema)]
+#[derive(Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields)]
 struct SlotsParams {
     /// Number of slots.
     #[serde(default = "default_slots")]
-    #[schemars(range(min = 1, max = keyroute::MAX_SLOTS))]
+    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = keyroute::MAX_SLOTS)))]
     count: u32,
 }
 fn default_slots() -> u32 {
@@ -89,12 +98,13 @@ fn default_slots() -> u32 {
 
 /// Multi-probe consistent hashing: one point per node and several probes per key, for a ring's
 /// balance without a ring's memory; equal weights only.
-#[derive(Serialize, Deserialize, JsonSchema)]
+#[derive(Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields)]
 struct MultiProbeParams {
     /// Probes per key: more probes spread keys more evenly and cost more per lookup.
     #[serde(default = "default_probes")]
-    #[schemars(range(min = 1, max = keyroute::MAX_PROBES))]
+    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = keyroute::MAX_PROBES)))]
     probes: u32,
 }
 fn default_probes() -> u32 {
@@ -102,7 +112,8 @@ fn default_probes() -> u32 {
 }
 
 /// `hash(key) mod n`: the baseline that moves most keys when n changes. For comparisons only.
-#[derive(Serialize, Deserialize, JsonSchema)]
+#[derive(Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields)]
 struct ModuloParams {}
 
@@ -119,6 +130,7 @@ pub(crate) static ALGORITHMS: [Algorithm; 7] = [
         supports: Supports { weights: Weights::Honoured, replicas: true, route_hash: true, analysis: Analysis::Exact },
         keywords: &[("points_per_weight", "points")],
         example: r#"{"algorithm":"ring","nodes":[{"id":"cache-a"},{"id":"cache-b"},{"id":"cache-c"}]}"#,
+        #[cfg(feature = "schema")]
         schema: schema_of::<RingParams>,
         build: |spec, t| build_with(spec, t, |p: &mut RingParams, t| Ok(Ring::new(t, p.points_per_weight)?.into())),
     },
@@ -136,6 +148,7 @@ pub(crate) static ALGORITHMS: [Algorithm; 7] = [
         },
         keywords: &[],
         example: r#"{"algorithm":"jump","nodes":[{"id":"0"},{"id":"1"},{"id":"2"}]}"#,
+        #[cfg(feature = "schema")]
         schema: schema_of::<JumpParams>,
         build: |spec, t| {
             build_with(spec, t, |p: &mut JumpParams, t| {
@@ -161,6 +174,7 @@ pub(crate) static ALGORITHMS: [Algorithm; 7] = [
         },
         keywords: &[],
         example: r#"{"algorithm":"rendezvous","nodes":[{"id":"cache-a"},{"id":"cache-b"},{"id":"cache-c"}]}"#,
+        #[cfg(feature = "schema")]
         schema: schema_of::<RendezvousParams>,
         build: |spec, t| build_with(spec, t, |_: &mut RendezvousParams, t| Ok(Rendezvous::new(t)?.into())),
     },
@@ -173,6 +187,7 @@ pub(crate) static ALGORITHMS: [Algorithm; 7] = [
         supports: Supports { weights: Weights::Honoured, replicas: true, route_hash: true, analysis: Analysis::Exact },
         keywords: &[],
         example: r#"{"algorithm":"maglev","nodes":[{"id":"cache-a"},{"id":"cache-b"},{"id":"cache-c"}]}"#,
+        #[cfg(feature = "schema")]
         schema: schema_of::<MaglevParams>,
         build: |spec, t| build_with(spec, t, |p: &mut MaglevParams, t| Ok(Maglev::new(t, p.table_size)?.into())),
     },
@@ -185,6 +200,7 @@ pub(crate) static ALGORITHMS: [Algorithm; 7] = [
         supports: Supports { weights: Weights::Honoured, replicas: true, route_hash: false, analysis: Analysis::Exact },
         keywords: &[],
         example: r#"{"algorithm":"slots","params":{"count":1024},"nodes":[{"id":"cache-a"},{"id":"cache-b"},{"id":"cache-c"}]}"#,
+        #[cfg(feature = "schema")]
         schema: schema_of::<SlotsParams>,
         build: |spec, t| {
             build_with(spec, t, |p: &mut SlotsParams, t| {
@@ -211,6 +227,7 @@ pub(crate) static ALGORITHMS: [Algorithm; 7] = [
         },
         keywords: &[],
         example: r#"{"algorithm":"multi-probe","nodes":[{"id":"cache-a"},{"id":"cache-b"},{"id":"cache-c"}]}"#,
+        #[cfg(feature = "schema")]
         schema: schema_of::<MultiProbeParams>,
         build: |spec, t| build_with(spec, t, |p: &mut MultiProbeParams, t| Ok(MultiProbe::new(t, p.probes)?.into())),
     },
@@ -228,6 +245,7 @@ pub(crate) static ALGORITHMS: [Algorithm; 7] = [
         },
         keywords: &[],
         example: r#"{"algorithm":"modulo","nodes":[{"id":"cache-a"},{"id":"cache-b"},{"id":"cache-c"}]}"#,
+        #[cfg(feature = "schema")]
         schema: schema_of::<ModuloParams>,
         build: |spec, t| build_with(spec, t, |_: &mut ModuloParams, t| Ok(Modulo::new(t)?.into())),
     },

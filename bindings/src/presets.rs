@@ -9,10 +9,13 @@ use keyroute::presets::{
     NpmHashringOptions, PymemcacheOptions, RedisClusterOptions, RedisNode, SpymemcachedHash, SpymemcachedNodeKey,
     SpymemcachedOptions, TwemproxyHash, TwemproxyOptions, UhashringOptions,
 };
+#[cfg(feature = "schema")]
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::registry::{Algorithm, Analysis, Kind, NodeField, NodeForm, Supports, Weights, build_with, schema_of};
+#[cfg(feature = "schema")]
+use crate::registry::schema_of;
+use crate::registry::{Algorithm, Analysis, Kind, NodeField, NodeForm, Supports, Weights, build_with};
 use crate::spec::Spec;
 use crate::{Error, ErrorCode, Result};
 
@@ -40,7 +43,8 @@ fn servers(spec: &Spec) -> Result<Vec<MemcachedServer<'_>>> {
 
 /// libmemcached 1.x ketama (libmemcached-awesome 1.1, the same continuum as 1.0.18), bit for
 /// bit: the continuum pylibmc, PHP memcached and C clients build with a ketama distribution.
-#[derive(Serialize, Deserialize, JsonSchema)]
+#[derive(Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields)]
 struct LibmemcachedParams {
     /// The configured distribution (`MEMCACHED_BEHAVIOR_DISTRIBUTION`, or what
@@ -72,7 +76,8 @@ fn libmemcached(spec: &Spec, p: &mut LibmemcachedParams) -> Result<Router> {
 /// spymemcached 2.12 `KetamaNodeLocator` (what `KetamaConnectionFactory` builds): a server's
 /// node key is `host:port` unless the node gives its exact `name` (e.g. `host/1.2.3.4:11211`
 /// for a resolved host name).
-#[derive(Serialize, Deserialize, JsonSchema)]
+#[derive(Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields)]
 struct SpymemcachedParams {
     /// `KetamaNodeKeyFormatter.Format`: how a node's key is written.
@@ -88,7 +93,8 @@ struct SpymemcachedParams {
 }
 
 /// Which uhashring ring.
-#[derive(Serialize, Deserialize, JsonSchema, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, Clone, Copy, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "snake_case")]
 enum UhashringMode {
     /// `HashRing(nodes)`: the default ring (`MetaRing`), one 128-bit MD5 point per vnode.
@@ -99,7 +105,8 @@ enum UhashringMode {
 }
 
 /// uhashring 2.x `HashRing`, over node names (the ids) with their weights.
-#[derive(Serialize, Deserialize, JsonSchema)]
+#[derive(Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields)]
 struct UhashringParams {
     /// Which ring.
@@ -107,11 +114,11 @@ struct UhashringParams {
     mode: UhashringMode,
     /// `vnodes`: names per node at weight 1. When absent: 160 (default mode) or 40 (ketama).
     #[serde(default)]
-    #[schemars(range(min = 1))]
+    #[cfg_attr(feature = "schema", schemars(range(min = 1)))]
     vnodes: Option<u32>,
     /// `replicas` (ketama mode only): points per name, 1 to 4. When absent: 4.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(range(min = 1, max = 4))]
+    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = 4)))]
     replicas: Option<u8>,
 }
 
@@ -132,16 +139,17 @@ fn uhashring(p: &mut UhashringParams, t: keyroute::Topology) -> Result<Router> {
 
 /// npm `hashring` 3.x (what the `memcached` package uses), over servers as written (the ids)
 /// with their weights.
-#[derive(Serialize, Deserialize, JsonSchema)]
+#[derive(Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields)]
 struct NpmHashringParams {
     /// `'vnode count'`: names per server at equal weights.
     #[serde(default = "forty")]
-    #[schemars(range(min = 1))]
+    #[cfg_attr(feature = "schema", schemars(range(min = 1)))]
     vnode_count: u32,
     /// Points per name: 4 (`'ketama'`), or 3 for `compatibility: 'hash_ring'`.
     #[serde(default = "four")]
-    #[schemars(range(min = 0, max = 4))]
+    #[cfg_attr(feature = "schema", schemars(range(min = 0, max = 4)))]
     replicas: u8,
     /// `'default port'`: a server `host:port` with this port is named by its host alone.
     #[serde(default)]
@@ -155,18 +163,21 @@ fn four() -> u8 {
 }
 
 /// PyPI `hash_ring` 1.3 `HashRing(nodes, weights)`.
-#[derive(Serialize, Deserialize, JsonSchema)]
+#[derive(Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields)]
 struct PythonHashRingParams {}
 
 /// nginx `hash $key consistent` (http and stream upstreams): node ids are the `server` tokens
 /// as written.
-#[derive(Serialize, Deserialize, JsonSchema)]
+#[derive(Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields)]
 struct NginxParams {}
 
 /// twemproxy (nutcracker) 0.5 `distribution: ketama`.
-#[derive(Serialize, Deserialize, JsonSchema)]
+#[derive(Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields)]
 struct TwemproxyParams {
     /// `hash:`, the key hash.
@@ -189,7 +200,8 @@ fn twemproxy(spec: &Spec, p: &mut TwemproxyParams) -> Result<Router> {
 }
 
 /// Guava `Hashing.consistentHash` over buckets in order (equal weights, no replicas).
-#[derive(Serialize, Deserialize, JsonSchema)]
+#[derive(Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields)]
 struct GuavaParams {
     /// What `consistentHash` is given for a key.
@@ -199,7 +211,8 @@ struct GuavaParams {
 
 /// Redis Cluster: a key's slot (CRC16 of its `{hash tag}` or the whole key, of 16384) and the
 /// master serving it; every node lists its slot ranges.
-#[derive(Serialize, Deserialize, JsonSchema)]
+#[derive(Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields)]
 struct RedisClusterParams {
     /// Which bytes of a key are hashed into its slot.
@@ -224,7 +237,8 @@ fn redis_cluster(spec: &Spec, p: &RedisClusterParams) -> Result<Router> {
 
 /// pymemcache 4 `RendezvousHash` (`HashClient`'s default hasher) over node names (`host:port`,
 /// as `HashClient` names servers).
-#[derive(Serialize, Deserialize, JsonSchema)]
+#[derive(Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields)]
 struct PymemcacheParams {
     /// The MurmurHash3 seed.
@@ -249,6 +263,7 @@ pub(crate) static ALGORITHMS: [Algorithm; 10] = [
         example: r#"{"algorithm":"libmemcached","params":{"distribution":"ketama_weighted"},"nodes":[
             {"id":"10.0.1.1:11211","host":"10.0.1.1","port":11211},
             {"id":"10.0.1.2:11211","host":"10.0.1.2","port":11211}]}"#,
+        #[cfg(feature = "schema")]
         schema: schema_of::<LibmemcachedParams>,
         build: |spec, t| build_with(spec, t, |p, _| libmemcached(spec, p)),
     },
@@ -263,6 +278,7 @@ pub(crate) static ALGORITHMS: [Algorithm; 10] = [
         example: r#"{"algorithm":"spymemcached","params":{"weighted":true},"nodes":[
             {"id":"10.0.1.1:11211","host":"10.0.1.1","port":11211},
             {"id":"10.0.1.2:11211","host":"10.0.1.2","port":11211}]}"#,
+        #[cfg(feature = "schema")]
         schema: schema_of::<SpymemcachedParams>,
         build: |spec, t| {
             build_with(spec, t, |p: &mut SpymemcachedParams, _| {
@@ -281,6 +297,7 @@ pub(crate) static ALGORITHMS: [Algorithm; 10] = [
         supports: Supports { analysis: Analysis::Sampled, ..RING_TEXT },
         keywords: &[],
         example: r#"{"algorithm":"uhashring","nodes":[{"id":"cache-a"},{"id":"cache-b"},{"id":"cache-c"}]}"#,
+        #[cfg(feature = "schema")]
         schema: schema_of::<UhashringParams>,
         build: |spec, t| build_with(spec, t, uhashring),
     },
@@ -293,6 +310,7 @@ pub(crate) static ALGORITHMS: [Algorithm; 10] = [
         supports: RING_TEXT,
         keywords: &[],
         example: r#"{"algorithm":"npm-hashring","nodes":[{"id":"10.0.1.1:11211"},{"id":"10.0.1.2:11211"},{"id":"10.0.1.3:11211"}]}"#,
+        #[cfg(feature = "schema")]
         schema: schema_of::<NpmHashringParams>,
         build: |spec, t| {
             build_with(spec, t, |p: &mut NpmHashringParams, t| {
@@ -314,6 +332,7 @@ pub(crate) static ALGORITHMS: [Algorithm; 10] = [
         supports: Supports { weights: Weights::Honoured, replicas: true, route_hash: true, analysis: Analysis::Exact },
         keywords: &[],
         example: r#"{"algorithm":"python-hash-ring","nodes":[{"id":"10.0.1.1:11211"},{"id":"10.0.1.2:11211"},{"id":"10.0.1.3:11211"}]}"#,
+        #[cfg(feature = "schema")]
         schema: schema_of::<PythonHashRingParams>,
         build: |spec, t| build_with(spec, t, |_: &mut PythonHashRingParams, t| Ok(presets::python_hash_ring(t)?)),
     },
@@ -326,6 +345,7 @@ pub(crate) static ALGORITHMS: [Algorithm; 10] = [
         supports: RING_TEXT,
         keywords: &[],
         example: r#"{"algorithm":"nginx","nodes":[{"id":"10.0.1.1:8080"},{"id":"10.0.1.2:8080"},{"id":"10.0.1.3:8080"}]}"#,
+        #[cfg(feature = "schema")]
         schema: schema_of::<NginxParams>,
         build: |spec, t| build_with(spec, t, |_: &mut NginxParams, t| Ok(presets::nginx(t)?)),
     },
@@ -345,6 +365,7 @@ pub(crate) static ALGORITHMS: [Algorithm; 10] = [
         example: r#"{"algorithm":"twemproxy","nodes":[
             {"id":"10.0.1.1:11211","host":"10.0.1.1","port":11211},
             {"id":"10.0.1.2:11211","host":"10.0.1.2","port":11211}]}"#,
+        #[cfg(feature = "schema")]
         schema: schema_of::<TwemproxyParams>,
         build: |spec, t| build_with(spec, t, |p, _| twemproxy(spec, p)),
     },
@@ -362,6 +383,7 @@ pub(crate) static ALGORITHMS: [Algorithm; 10] = [
         },
         keywords: &[],
         example: r#"{"algorithm":"guava","nodes":[{"id":"0"},{"id":"1"},{"id":"2"}]}"#,
+        #[cfg(feature = "schema")]
         schema: schema_of::<GuavaParams>,
         build: |spec, t| build_with(spec, t, |p: &mut GuavaParams, t| Ok(presets::guava(t, p.key_hash)?)),
     },
@@ -381,6 +403,7 @@ pub(crate) static ALGORITHMS: [Algorithm; 10] = [
         example: r#"{"algorithm":"redis-cluster","nodes":[
             {"id":"redis-a","slots":[[0,5460]]},{"id":"redis-b","slots":[[5461,10922]]},
             {"id":"redis-c","slots":[[10923,16383]]}]}"#,
+        #[cfg(feature = "schema")]
         schema: schema_of::<RedisClusterParams>,
         build: |spec, t| build_with(spec, t, |p, _| redis_cluster(spec, p)),
     },
@@ -398,6 +421,7 @@ pub(crate) static ALGORITHMS: [Algorithm; 10] = [
         },
         keywords: &[],
         example: r#"{"algorithm":"pymemcache-rendezvous","nodes":[{"id":"127.0.0.1:11211"},{"id":"127.0.0.1:11212"},{"id":"127.0.0.1:11213"}]}"#,
+        #[cfg(feature = "schema")]
         schema: schema_of::<PymemcacheParams>,
         build: |spec, t| {
             build_with(spec, t, |p: &mut PymemcacheParams, t| {

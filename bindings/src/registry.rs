@@ -8,9 +8,12 @@
 //! follows the same serde attributes the spec parser uses), so a name, a type, an allowed value
 //! or a default cannot differ between the parser and what surfaces show.
 
+#[cfg(feature = "schema")]
 use schemars::generate::SchemaSettings;
+#[cfg(feature = "schema")]
 use schemars::{JsonSchema, Schema};
 use serde::Deserialize;
+#[cfg(feature = "schema")]
 use serde_json::{Map, Value};
 
 use crate::native::Built;
@@ -163,6 +166,7 @@ pub struct Algorithm {
     pub keywords: &'static [(&'static str, &'static str)],
     /// A small spec that builds (for docs and tests).
     pub example: &'static str,
+    #[cfg(feature = "schema")]
     pub(crate) schema: fn(&mut schemars::SchemaGenerator) -> Schema,
     pub(crate) build: fn(&Spec, keyroute::Topology) -> Result<Built>,
 }
@@ -173,6 +177,7 @@ impl std::fmt::Debug for Algorithm {
     }
 }
 
+#[cfg(feature = "schema")]
 /// The JSON Schema of a parameter struct (a registry entry's `schema`).
 pub(crate) fn schema_of<T: JsonSchema>(generator: &mut schemars::SchemaGenerator) -> Schema {
     generator.root_schema_for::<T>()
@@ -201,6 +206,7 @@ pub fn find(name: &str) -> Option<&'static Algorithm> {
     algorithms().find(|a| a.name == name)
 }
 
+#[cfg(feature = "schema")]
 /// The schema settings every generated schema uses: JSON Schema 2020-12, with every
 /// sub-schema inlined (the parameter schemas are small, and inlined ones read on their own).
 #[must_use]
@@ -210,6 +216,7 @@ pub fn schema_settings() -> SchemaSettings {
     settings
 }
 
+#[cfg(feature = "schema")]
 impl Algorithm {
     /// The JSON Schema of the algorithm's `params` object.
     #[must_use]
@@ -249,7 +256,9 @@ impl Algorithm {
         };
         properties.iter().map(|(name, s)| Param::from_schema(name, s, required.contains(&name.as_str()))).collect()
     }
+}
 
+impl Algorithm {
     /// The constructor keyword for parameter `param` (its name unless a shorter one is set).
     #[must_use]
     pub fn keyword<'a>(&self, param: &'a str) -> &'a str {
@@ -263,6 +272,7 @@ impl Algorithm {
     }
 }
 
+#[cfg(feature = "schema")]
 /// One parameter of an algorithm, as its JSON Schema describes it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Param {
@@ -281,6 +291,7 @@ pub struct Param {
     pub nullable: bool,
 }
 
+#[cfg(feature = "schema")]
 /// A parameter's type.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ParamKind {
@@ -299,6 +310,7 @@ pub enum ParamKind {
     Enum(Vec<EnumValue>),
 }
 
+#[cfg(feature = "schema")]
 /// One allowed value of an enumerated parameter.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EnumValue {
@@ -308,6 +320,7 @@ pub struct EnumValue {
     pub doc: String,
 }
 
+#[cfg(feature = "schema")]
 impl Param {
     fn from_schema(name: &str, schema: &Value, required: bool) -> Self {
         let doc = description(schema);
@@ -317,6 +330,7 @@ impl Param {
     }
 }
 
+#[cfg(feature = "schema")]
 /// A schema's description as one line, with rustdoc's intra-doc links (`` [`Type::Item`] ``)
 /// turned into plain code spans for readers outside Rust.
 fn description(schema: &Value) -> String {
@@ -337,6 +351,7 @@ fn description(schema: &Value) -> String {
     out
 }
 
+#[cfg(feature = "schema")]
 /// The kind of a (sub)schema and whether it also admits `null`.
 fn kind_of(schema: &Value) -> (ParamKind, bool) {
     // `Option<Enum>` inlined: `{"anyOf": [{enum schema}, {"type": "null"}]}`.
@@ -380,6 +395,7 @@ fn kind_of(schema: &Value) -> (ParamKind, bool) {
     (kind, nullable)
 }
 
+#[cfg(feature = "schema")]
 /// The values of an enum schema: `{"enum": […]}`, `{"const": v}`, or `{"oneOf": [{"const"…}]}`.
 fn enum_values(schema: &Value) -> Vec<EnumValue> {
     let doc = description(schema);
@@ -401,6 +417,7 @@ fn enum_values(schema: &Value) -> Vec<EnumValue> {
         .collect()
 }
 
+#[cfg(feature = "schema")]
 /// The JSON Schema of a whole topology spec: `algorithm` one of the registry's names, the
 /// `params` each one accepts, and the node fields. Vector files and users' config checks use it.
 #[must_use]
@@ -526,6 +543,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "schema")]
     fn params_are_read_from_the_structs() {
         let ring = find("ring").unwrap();
         let p = ring.params();

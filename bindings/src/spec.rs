@@ -12,6 +12,7 @@
 //!
 //! Unknown fields are refused (`invalid_spec`), so a typo never silently changes a route.
 
+#[cfg(feature = "schema")]
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -41,7 +42,8 @@ pub struct Spec {
 }
 
 /// One node of a spec.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct NodeSpec {
     /// Unique id: what routes report.

@@ -238,7 +238,11 @@ export function makeApi(backend) {
      * this router without copying its table. Valid while this router is alive.
      */
     share() {
-      return this.#n.share()
+      try {
+        return this.#n.share()
+      } catch (e) {
+        throw fromNative(e)
+      }
     }
 
     /** The router a `share()` token names. */

@@ -4,11 +4,8 @@ use crate::{Jump, JumpKey, JumpVariant, KeyHash, Result, Router, Topology};
 
 /// What Guava's `consistentHash` is given for a key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema),
-    serde(rename_all = "snake_case")
-)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(rename_all = "snake_case"))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum GuavaKey {
     /// `consistentHash(long input, buckets)`: the key is exactly 8 bytes, the big-endian bit
     /// pattern of the `long`.

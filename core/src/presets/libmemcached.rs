@@ -8,11 +8,8 @@ use crate::{KeyHash, PointScheme, Result, Ring, Router};
 
 /// libmemcached's consistent distributions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema),
-    serde(rename_all = "snake_case")
-)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(rename_all = "snake_case"))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum LibmemcachedDistribution {
     /// `MEMCACHED_DISTRIBUTION_CONSISTENT_KETAMA`: point names `host-i` on port 11211,
     /// `host:port-i` otherwise.
@@ -29,11 +26,8 @@ pub enum LibmemcachedDistribution {
 /// libmemcached's key hash (`MEMCACHED_BEHAVIOR_HASH`), with x86 `char` semantics where the
 /// C code reads `char` (bytes ≥ 0x80 sign-extended).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema),
-    serde(rename_all = "snake_case")
-)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(rename_all = "snake_case"))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum LibmemcachedHash {
     /// `MEMCACHED_HASH_DEFAULT`: Jenkins one-at-a-time over signed `char`s.
     #[default]

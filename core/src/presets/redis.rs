@@ -7,11 +7,8 @@ use crate::{Node, REDIS_SLOTS, Result, Router, SlotFn, Slots, Topology, hash, re
 
 /// Which bytes of a key are hashed into its slot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema),
-    serde(rename_all = "snake_case")
-)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(rename_all = "snake_case"))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum HashTagRule {
     /// Redis Cluster (`keyHashSlot`, redis-server 7): the bytes between the first `{` and the
     /// first `}` after it, when there are some; otherwise the whole key. `foo{}{bar}` hashes

@@ -8,11 +8,8 @@ use crate::{KeyHash, PointScheme, Result, Ring, Router};
 
 /// `KetamaNodeKeyFormatter.Format`: how a node's key (the text before `-i`) is formed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema),
-    serde(rename_all = "snake_case")
-)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(rename_all = "snake_case"))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum SpymemcachedNodeKey {
     /// `SPYMEMCACHED` (the default): `String.valueOf(socketAddress)` minus its leading `/`:
     /// `ip:port` for an address given as an IP literal, `hostname/ip:port` for a resolved
@@ -27,11 +24,8 @@ pub enum SpymemcachedNodeKey {
 /// `DefaultHashAlgorithm`: the key hash (and, unweighted and not `KETAMA_HASH`, the point
 /// hash).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema),
-    serde(rename_all = "snake_case")
-)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(rename_all = "snake_case"))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum SpymemcachedHash {
     /// `KETAMA_HASH` (the default): `LE32(md5(utf8), 0)`.
     #[default]

@@ -8,11 +8,8 @@ use crate::{Error, KeyHash, PointScheme, Result, Ring, Router};
 
 /// twemproxy's `hash:` setting, with x86 `char` semantics where its C code reads `char`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema),
-    serde(rename_all = "snake_case")
-)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(rename_all = "snake_case"))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum TwemproxyHash {
     /// `one_at_a_time` over signed `char`s.
     OneAtATime,

@@ -1,0 +1,9 @@
+// The WebAssembly backend in browsers, bundlers and edge runtimes: the module is found next to
+// its glue through `new URL(…, import.meta.url)` (which bundlers rewrite to the emitted asset)
+// and instantiated before the API is used (top-level await).
+
+import init from '../wasm/keyroute.js'
+
+await init({ module_or_path: new URL('../wasm/keyroute_bg.wasm', import.meta.url) })
+
+export { NativeRouter, NativeTransition, diff, errorTable, parseServer, redisSlot } from '../wasm/keyroute.js'

@@ -1,0 +1,10 @@
+// The WebAssembly backend in Node.js: wasm-bindgen's glue (wasm/keyroute.js, `--target web`)
+// given the module's bytes from the package folder, synchronously.
+
+import { readFileSync } from 'node:fs'
+
+import { initSync } from '../wasm/keyroute.js'
+
+initSync({ module: readFileSync(new URL('../wasm/keyroute_bg.wasm', import.meta.url)) })
+
+export { NativeRouter, NativeTransition, diff, errorTable, parseServer, redisSlot } from '../wasm/keyroute.js'

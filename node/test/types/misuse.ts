@@ -1,0 +1,14 @@
+// Misuse the declarations must catch: every line marked `// E` is a type error (node/test.sh
+// checks that tsc reports exactly these lines).
+
+import { Libmemcached, Ring } from 'keyroute'
+
+const ring = new Ring(['a'])
+ring.route(42) // E
+ring.replicas('k', '2') // E
+new Ring(['a'], { points: '160' }) // E
+new Libmemcached(['h:1'], {}) // E
+new Libmemcached(['h:1'], { distribution: 'modula' }) // E
+const n: number = ring.route('k') // E
+const f: number = ring.fingerprint // E
+console.log(n, f)

@@ -1,0 +1,51 @@
+// Typed use of the package as a TypeScript user writes it: `tsc --strict --noEmit` must pass
+// (node/test.sh), against the shipped declarations (index.d.ts, resolved through "exports").
+
+import {
+  diff,
+  type Diff,
+  InvalidUtf8Error,
+  Jump,
+  KeyrouteError,
+  Libmemcached,
+  type Ownership,
+  redisSlot,
+  Ring,
+  Router,
+  Transition,
+} from 'keyroute'
+import HashRing from 'keyroute/hashring'
+
+const ring: Ring = new Ring({ 'cache-a': 1, 'cache-b': 2 }, { points: 160, version: 3 })
+const id: string = ring.route('user:42')
+const bytes: string = ring.route(new Uint8Array([1, 2, 3]))
+const replicas: string[] = ring.replicas('user:42', 2)
+const many: string[] = ring.routeMany(['a', 'b', Buffer.from('c')])
+const packed: Uint32Array = ring.routeBatch(new Uint8Array(2), new Uint32Array([0, 1, 2]))
+const fp: bigint = ring.fingerprint
+const hash: bigint = ring.keyHash('k')
+const node: string = ring.routeHash(hash)
+const slot: number | null = ring.slot('k')
+const own: Ownership = ring.ownership()
+const share: number | undefined = own.shares.get('cache-a')
+const d: Diff = diff(ring, new Router({ algorithm: 'ring', nodes: [{ id: 'cache-a' }] }))
+const moved: number = d.moved + d.idealMoved
+const t = new Transition(ring, new Jump(4), 0.5)
+const placed: { owner: string; previous: string | null } = t.routeWithFallback('k')
+const lm = new Libmemcached(['10.0.0.1:11211'], { distribution: 'ketama_weighted', hash: 'md5' })
+const s: number = redisSlot('{user}.x', { rule: 'cluster_key_slot' })
+const hr = new HashRing({ 'a:1': 2 }, 'md5', { 'vnode count': 40 })
+const got: string | undefined = hr.get('k')
+
+try {
+  ring.route('\ud800')
+} catch (e) {
+  if (e instanceof InvalidUtf8Error) {
+    const code: string = e.code
+    const errno: number = e.errno
+    console.log(code, errno)
+  }
+  if (e instanceof KeyrouteError) console.log(e.kind, e.category, e.keyIndex)
+}
+
+console.log(id, bytes, replicas, many, packed, fp, node, slot, share, moved, placed, lm, s, got)
