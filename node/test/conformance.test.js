@@ -67,7 +67,7 @@ function runCase(fileRouter, c, where) {
   if ('replicas' in c) assert.deepEqual(router.replicas(key, c.replicas.length), c.replicas, `${where} replicas`)
 }
 
-const corpus = loadCorpus()
+const corpus = await loadCorpus()
 
 test('the corpus is there', () => {
   assert.ok(corpus.length >= 100, `only ${corpus.length} vector files`)

@@ -12,7 +12,7 @@ export const inBrowser = false
 const corpusDir = new URL('../../conformance/vectors/v1/', import.meta.url)
 
 /** Every vector file, `{name, doc}`, in name order. */
-export function loadCorpus() {
+export async function loadCorpus() {
   const names = readdirSync(corpusDir).filter((n) => n.endsWith('.json')).sort()
   return names.map((name) => ({ name, doc: JSON.parse(readFileSync(new URL(name, corpusDir), 'utf8')) }))
 }

@@ -59,12 +59,18 @@ fn with_key<R>(value: &JsValue, f: impl FnOnce(&[u8]) -> R) -> JsResult<R> {
         return keys::with_utf16_key(&units, f).map_err(|e| js_error(&e));
     }
     if let Some(bytes) = value.dyn_ref::<Uint8Array>() {
-        return Ok(f(&bytes.to_vec()));
+        return Ok(f(&uint8_bytes(bytes)));
     }
     Err(js_code(
         ErrorCode::InvalidType,
         format!("a key must be a string, Buffer or Uint8Array, not {}", type_name(value)),
     ))
+}
+
+/// The bytes of a `Uint8Array`, copied into the module's memory. A detached buffer reads as
+/// empty, as JavaScript itself sees it (copying from one would throw).
+fn uint8_bytes(bytes: &Uint8Array) -> Vec<u8> {
+    if bytes.length() == 0 { Vec::new() } else { bytes.to_vec() }
 }
 
 /// A string argument (spec JSON, an address) as Rust text, by the same policy.
@@ -182,7 +188,7 @@ impl NativeRouter {
         let Some(bytes) = data.dyn_ref::<Uint8Array>() else {
             return Err(js_code(ErrorCode::InvalidType, "packed keys must be a Buffer or Uint8Array"));
         };
-        self.inner.route_packed(&bytes.to_vec(), offsets, out).map_err(|e| js_error(&e))
+        self.inner.route_packed(&uint8_bytes(bytes), offsets, out).map_err(|e| js_error(&e))
     }
 
     /// The node ids, in spec order.
