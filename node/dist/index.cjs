@@ -630,7 +630,11 @@ function makeApi(backend) {
      * this router without copying its table. Valid while this router is alive.
      */
     share() {
-      return this.#n.share();
+      try {
+        return this.#n.share();
+      } catch (e) {
+        throw fromNative2(e);
+      }
     }
     /** The router a `share()` token names. */
     static fromShared(token) {
