@@ -8,7 +8,7 @@ CARGO := cargo
 export CARGO_TERM_COLOR ?= never
 
 .PHONY: all help setup demo test check lint codegen codegen-check test-rust nostd doc test-naive test-peers \
-	test-ffi test-py install bench vectors conformance-peers fmt clean
+	test-ffi test-py test-js wasm install bench vectors conformance-peers fmt clean
 
 all: test
 
@@ -21,7 +21,7 @@ setup: ## The pinned Rust toolchain, its components and targets (rust-toolchain.
 demo: setup ## What adding one node does to a cache, per algorithm (keyroute demo).
 	$(CARGO) run --release --locked -p keyroute-cli -- demo
 
-test: setup lint test-rust nostd doc test-naive test-peers test-ffi test-py ## Every test of every crate and surface (CI).
+test: setup lint test-rust nostd doc test-naive test-peers test-ffi test-py test-js ## Every test of every crate and surface (CI).
 
 check: setup ## The quick loop: format, clippy, generated files, unit tests (no surfaces, no peers).
 	$(CARGO) fmt --all --check
@@ -58,6 +58,12 @@ test-ffi: ## The C ABI: header, C99 tests under valgrind and ASan, conformance i
 
 test-py: ## Python: pip install ./py in a fresh venv, mypy, stubtest, pytest (live memcached and peers).
 	py/test.sh
+
+test-js: ## JavaScript: the addon and WebAssembly, shared tests, live npm peers, Chromium, tsc, installs.
+	node/test.sh
+
+wasm: ## Build the WebAssembly backend into node/wasm (wasm-bindgen CLI and binaryen installed first).
+	wasm/build.sh
 
 PREFIX ?= /usr/local
 install: setup ## The C library, header and pkg-config file: make install PREFIX=/opt/keyroute.

@@ -32,7 +32,7 @@ npm run -s build:cjs
 git -C "$ROOT" diff --exit-code -- node/dist
 
 echo "node: JS tests on the native addon"
-node --expose-gc --test test/
+node --expose-gc --test test/*.test.js
 echo "node: JS tests on WebAssembly"
 KEYROUTE_BACKEND=wasm node --expose-gc --test \
   test/api.test.js test/errors.test.js test/conformance.test.js test/peers.test.js \
@@ -74,8 +74,10 @@ check_install "$work/from-path"
 echo "  ok: npm install $NODE_DIR from an unrelated folder"
 
 tarball=$(npm pack --silent --pack-destination "$work")
-tar -tzf "$work/$tarball" | grep -qx 'package/keyroute.linux-x64-gnu.node'
-tar -tzf "$work/$tarball" | grep -qx 'package/wasm/keyroute_bg.wasm'
+tar -tzf "$work/$tarball" >"$work/contents"
+for f in keyroute.linux-x64-gnu.node wasm/keyroute_bg.wasm wasm/keyroute.js dist/index.cjs index.d.ts LICENSE-MIT; do
+  grep -qx "package/$f" "$work/contents" || { echo "node: the tarball lacks $f" >&2; exit 1; }
+done
 node_bin=$(dirname "$(command -v node)")
 bare="$node_bin:/usr/bin:/bin"
 if PATH="$bare" command -v cargo >/dev/null || PATH="$bare" command -v rustc >/dev/null; then
