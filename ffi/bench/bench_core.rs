@@ -4,7 +4,8 @@
 //! several full passes, ns per key), so `bench.sh` can print the C ABI's cost as a ratio measured
 //! in one run.
 //!
-//! Run: `cargo run --release -p keyroute-ffi --example bench_core -- [runs]`.
+//! Run: `cargo run --release -p keyroute-ffi --example bench_core -- [runs] [nodes]` (nodes
+//! defaults to 1000; node/bench.js passes 10 and 100 too).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic, clippy::print_stdout)]
 
 use std::hint::black_box;
@@ -13,13 +14,13 @@ use std::time::Instant;
 use keyroute_bindings::Router;
 use keyroute_bindings::core::Router as CoreRouter;
 
-const NODES: usize = 1000;
 const KEYS: usize = 1_000_000;
 const BATCH: usize = 1024;
 
-/// The spec `bench.c` builds: `cache-0` … `cache-999`, weight 1, ring-v1 with 160 points.
-fn spec() -> String {
-    let nodes: Vec<String> = (0..NODES).map(|i| format!("{{\"id\":\"cache-{i}\"}}")).collect();
+/// The spec `bench.c` builds: `cache-0` … `cache-999` (for 1000 nodes), weight 1, ring-v1 with
+/// 160 points.
+fn spec(nodes: usize) -> String {
+    let nodes: Vec<String> = (0..nodes).map(|i| format!("{{\"id\":\"cache-{i}\"}}")).collect();
     format!("{{\"algorithm\":\"ring\",\"params\":{{\"points_per_weight\":160}},\"nodes\":[{}]}}", nodes.join(","))
 }
 
@@ -56,7 +57,8 @@ fn measure(runs: usize, mut pass: impl FnMut() -> u64) -> (f64, f64) {
 
 fn main() {
     let runs: usize = std::env::args().nth(1).map_or(7, |r| r.parse().expect("runs is a number"));
-    let router = Router::from_json(&spec()).unwrap();
+    let nodes: usize = std::env::args().nth(2).map_or(1000, |n| n.parse().expect("nodes is a number"));
+    let router = Router::from_json(&spec(nodes)).unwrap();
     let core: &CoreRouter = router.core();
     let CoreRouter::Ring(ring) = core else { panic!("a ring spec builds a ring") };
     let keys = keys();

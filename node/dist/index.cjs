@@ -80,8 +80,10 @@ __export(native_exports, {
   NativeTransition: () => NativeTransition,
   diff: () => diff,
   errorTable: () => errorTable,
+  handleOf: () => handleOf,
   parseServer: () => parseServer,
-  redisSlot: () => redisSlot
+  redisSlot: () => redisSlot,
+  routeIndex: () => routeIndex
 });
 var import_node_module = require("node:module");
 var load = (0, import_node_module.createRequire)(__keyroute_url);
@@ -96,6 +98,8 @@ try {
   );
 }
 var { NativeRouter, NativeTransition, diff, errorTable, parseServer, redisSlot } = addon;
+var routeIndex = addon.routeIndexFunction();
+var handleOf = (router) => router.handle();
 
 // lib/generated/algorithms.js
 function definePresets(Router2, forms) {
@@ -436,10 +440,11 @@ function describe(v) {
 var { fromNative: fromNative2, InvalidSpecError: InvalidSpecError2, InvalidTypeError: InvalidTypeError2 } = errors_exports;
 var CHUNK = 1 << 16;
 function makeApi(backend) {
-  const { NativeRouter: NativeRouter2, NativeTransition: NativeTransition2 } = backend;
+  const { NativeRouter: NativeRouter2, NativeTransition: NativeTransition2, routeIndex: routeIndex2, handleOf: handleOf2 } = backend;
   let nativeOf;
   class Router2 {
     #n;
+    #h;
     #nodes;
     /**
      * A router from a topology spec: an object `{algorithm, params, nodes, version}` or its
@@ -456,6 +461,7 @@ function makeApi(backend) {
           throw fromNative2(e);
         }
       }
+      this.#h = handleOf2(this.#n);
       this.#nodes = Object.freeze(this.#n.nodeIds);
     }
     static {
@@ -467,7 +473,7 @@ function makeApi(backend) {
     /** The id of the node that owns `key` (a string, or bytes as a Buffer or Uint8Array). */
     route(key) {
       try {
-        return this.#nodes[this.#n.routeIndex(key)];
+        return this.#nodes[routeIndex2(this.#h, key)];
       } catch (e) {
         throw fromNative2(e);
       }
@@ -475,7 +481,7 @@ function makeApi(backend) {
     /** The position (in `nodes`) of the node that owns `key`. */
     routeIndex(key) {
       try {
-        return this.#n.routeIndex(key);
+        return routeIndex2(this.#h, key);
       } catch (e) {
         throw fromNative2(e);
       }
@@ -557,7 +563,7 @@ function makeApi(backend) {
       }
       for (let i = 0; i < n; i++) {
         try {
-          into[i] = this.#n.routeIndex(list[start + i]);
+          into[i] = routeIndex2(this.#h, list[start + i]);
         } catch (e) {
           throw fromNative2(e, start + i, true);
         }

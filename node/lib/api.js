@@ -15,15 +15,17 @@ const CHUNK = 1 << 16
 
 /**
  * The API over one backend: `{ NativeRouter, NativeTransition, diff, errorTable, parseServer,
- * redisSlot }` from the addon or the WebAssembly module.
+ * redisSlot, routeIndex, handleOf }` from the addon or the WebAssembly module (`routeIndex(handle,
+ * key)` is the per-key call; the addon makes it a plain Node-API function over a handle).
  */
 export function makeApi(backend) {
-  const { NativeRouter, NativeTransition } = backend
+  const { NativeRouter, NativeTransition, routeIndex, handleOf } = backend
   /** The native router of a `Router` (for `Transition` and `diff`), set by Router's static block. */
   let nativeOf
 
   class Router {
     #n
+    #h
     #nodes
 
     /**
@@ -41,6 +43,7 @@ export function makeApi(backend) {
           throw fromNative(e)
         }
       }
+      this.#h = handleOf(this.#n)
       this.#nodes = Object.freeze(this.#n.nodeIds)
     }
 
@@ -54,7 +57,7 @@ export function makeApi(backend) {
     /** The id of the node that owns `key` (a string, or bytes as a Buffer or Uint8Array). */
     route(key) {
       try {
-        return this.#nodes[this.#n.routeIndex(key)]
+        return this.#nodes[routeIndex(this.#h, key)]
       } catch (e) {
         throw fromNative(e)
       }
@@ -63,7 +66,7 @@ export function makeApi(backend) {
     /** The position (in `nodes`) of the node that owns `key`. */
     routeIndex(key) {
       try {
-        return this.#n.routeIndex(key)
+        return routeIndex(this.#h, key)
       } catch (e) {
         throw fromNative(e)
       }
@@ -153,7 +156,7 @@ export function makeApi(backend) {
       // Bytes among the keys: one call per key (each key's own checks, its position on error).
       for (let i = 0; i < n; i++) {
         try {
-          into[i] = this.#n.routeIndex(list[start + i])
+          into[i] = routeIndex(this.#h, list[start + i])
         } catch (e) {
           throw fromNative(e, start + i, true)
         }

@@ -20,3 +20,7 @@ try {
 }
 
 export const { NativeRouter, NativeTransition, diff, errorTable, parseServer, redisSlot } = addon
+
+/** The per-key call, a plain Node-API function over a router handle (node/src/fast.rs). */
+export const routeIndex = addon.routeIndexFunction()
+export const handleOf = (router) => router.handle()

@@ -10,6 +10,7 @@
 //! panicking construct, and arguments of any type are checked here.
 
 mod error;
+mod fast;
 mod keys;
 mod router;
 mod shared;
@@ -30,6 +31,13 @@ pub fn error_table() -> Vec<(u32, String, String, String)> {
         .iter()
         .map(|c| (c.code(), c.name().to_owned(), c.category().name().to_owned(), c.description().to_owned()))
         .collect()
+}
+
+/// The per-key call `routeIndex(handle, key)`, a plain Node-API function (see `fast.rs`);
+/// `NativeRouter.handle()` gives the handle.
+#[napi]
+pub fn route_index_function(env: Env) -> Result<Unknown<'static>> {
+    fast::route_index_function(&env)
 }
 
 /// `[host, port]` of a memcached-style server address (`host:port`, `host`, `[v6]:port`).

@@ -85,6 +85,12 @@ impl NativeRouter {
         Ok(Self { inner: Arc::new(router) })
     }
 
+    /// A handle to this router for the per-key `routeIndex(handle, key)` function.
+    #[napi]
+    pub fn handle(&self, env: Env) -> Result<Unknown<'static>> {
+        crate::fast::handle(&env, &self.inner)
+    }
+
     /// The position of the node that owns `key`.
     #[napi]
     pub fn route_index(&self, env: Env, key: Unknown<'_>) -> Result<u32> {

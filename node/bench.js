@@ -1,0 +1,100 @@
+// keyroute in Node.js against npm hashring 3.2.0 and consistent-hash 1.2.2, the WebAssembly
+// build against the addon, and both against the Rust core's own batch, all in one run.
+//
+//   node node/bench.js [--quick]      (after node/test.sh or `npm ci` in node/ and wasm/build.sh)
+//
+// Keys: 1,000,000 distinct 11-byte "user:NNNNNN" in a scrambled order (the same set the core's
+// and the C benchmarks use); rings of N = 10, 100, 1000 nodes × 160 points. Per-call figures
+// time a plain loop over the keys, so every contender pays the same loop; batches are per key.
+// Every figure is the median of several passes (wall clock, ns per key).
+
+import { execFileSync } from 'node:child_process'
+import { createRequire } from 'node:module'
+
+import * as native from './lib/index.js'
+import * as wasm from './lib/wasm.js'
+
+const require = createRequire(import.meta.url)
+const HashRing = require('hashring')
+const ConsistentHash = require('consistent-hash')
+
+const quick = process.argv.includes('--quick')
+const KEYS = quick ? 100_000 : 1_000_000
+const RUNS = quick ? 3 : 7
+const SIZES = [10, 100, 1000]
+
+const keys = Array.from({ length: KEYS }, (_, i) => `user:${String((i * 611953 + 12345) % 1_000_000).padStart(6, '0')}`)
+const enc = new TextEncoder()
+const offsets = new Uint32Array(KEYS + 1)
+const data = new Uint8Array(KEYS * 11)
+keys.forEach((k, i) => {
+  enc.encodeInto(k, data.subarray(i * 11))
+  offsets[i + 1] = (i + 1) * 11
+})
+
+/** Median ns per key of `runs` passes of `pass` (which handles every key once). */
+function time(pass, runs = RUNS) {
+  pass()
+  const t = []
+  for (let r = 0; r < runs; r++) {
+    const start = process.hrtime.bigint()
+    pass()
+    t.push(Number(process.hrtime.bigint() - start) / KEYS)
+  }
+  return t.sort((a, b) => a - b)[t.length >> 1]
+}
+
+let sink = 0
+const perCall = (route) =>
+  time(() => {
+    for (let i = 0; i < KEYS; i++) sink += route(keys[i]).length
+  })
+
+function coreBatch(n) {
+  const bin = new URL('../target/release/examples/bench_core', import.meta.url).pathname
+  execFileSync('cargo', ['build', '-q', '--release', '--locked', '-p', 'keyroute-ffi', '--example', 'bench_core'], { stdio: 'inherit' })
+  const out = execFileSync(bin, [String(RUNS), String(n)], { encoding: 'utf8' })
+  const line = out.split('\n').find((l) => l.startsWith('rust route_batch '))
+  return Number(line.split(' ')[2])
+}
+
+const rows = []
+for (const n of SIZES) {
+  const ids = Array.from({ length: n }, (_, i) => `cache-${i}`)
+  const core = coreBatch(n)
+  const kr = new native.Ring(ids, { points: 160 })
+  const kw = new wasm.Ring(ids, { points: 160 })
+  const hr = new HashRing(ids, 'md5', { 'vnode count': 40 })
+  const ch = new ConsistentHash({ weight: 160, distribution: 'uniform' })
+  ids.forEach((id) => ch.add(id))
+  const out = new Uint32Array(KEYS)
+  rows.push({
+    n,
+    core,
+    hashring: perCall((k) => hr.get(k)),
+    consistentHash: perCall((k) => ch.get(k)),
+    route: perCall((k) => kr.route(k)),
+    routeWasm: perCall((k) => kw.route(k)),
+    many: time(() => (sink += kr.routeMany(keys).length)),
+    manyWasm: time(() => (sink += kw.routeMany(keys).length)),
+    packed: time(() => (sink += kr.routeBatch(data, offsets, out)[0])),
+    packedWasm: time(() => (sink += kw.routeBatch(data, offsets, out)[0])),
+  })
+}
+
+const f = (x) => `${x.toFixed(1).padStart(7)} ns`
+const r = (x) => `${x.toFixed(2).padStart(6)}×`
+console.log(`node ${process.version}, ${KEYS.toLocaleString('en')} keys, median of ${RUNS} passes, ns per key\n`)
+console.log('    N | hashring get | consistent-hash | route (addon) | vs hashring | vs c-hash | route (wasm) | wasm/addon')
+for (const x of rows) {
+  console.log(
+    `${String(x.n).padStart(5)} | ${f(x.hashring)}   | ${f(x.consistentHash)}      | ${f(x.route)}    | ${r(x.hashring / x.route)}     | ${r(x.route / x.consistentHash)}   | ${f(x.routeWasm)}   | ${r(x.routeWasm / x.route)}`,
+  )
+}
+console.log('\n    N | core batch | routeMany (addon) | /core  | packed (addon) | /core  | routeMany (wasm) | packed (wasm) | /core')
+for (const x of rows) {
+  console.log(
+    `${String(x.n).padStart(5)} | ${f(x.core)} | ${f(x.many)}        | ${r(x.many / x.core)} | ${f(x.packed)}     | ${r(x.packed / x.core)} | ${f(x.manyWasm)}       | ${f(x.packedWasm)}    | ${r(x.packedWasm / x.core)}`,
+  )
+}
+if (sink === 42) console.log('')
