@@ -8,7 +8,7 @@ CARGO := cargo
 export CARGO_TERM_COLOR ?= never
 
 .PHONY: all help setup demo test check lint codegen codegen-check test-rust nostd doc test-naive test-peers \
-	test-ffi test-py test-js wasm install bench vectors conformance-peers fmt clean
+	test-ffi test-py test-js wasm playground install bench vectors conformance-peers fmt clean
 
 all: test
 
@@ -64,6 +64,10 @@ test-js: ## JavaScript: the addon and WebAssembly, shared tests, live npm peers,
 
 wasm: ## Build the WebAssembly backend into node/wasm (wasm-bindgen CLI and binaryen installed first).
 	wasm/build.sh
+
+PORT ?= 8080
+playground: wasm ## Serve the playground (wasm/www) on 127.0.0.1:$(PORT).
+	PORT=$(PORT) node wasm/serve.mjs
 
 PREFIX ?= /usr/local
 install: setup ## The C library, header and pkg-config file: make install PREFIX=/opt/keyroute.

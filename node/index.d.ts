@@ -143,6 +143,12 @@ export declare class Router {
   /** The share of keys each node owns, with the balance figures. */
   ownership(): Ownership
   /**
+   * The key-hash space as pieces, each owned by one node (rings, Maglev, hash slots; null for the
+   * other algorithms): `starts[i]` is the first hash of piece `i`, `owners[i]` its owner's
+   * position in `nodes`; the space holds `2 ** bits` hashes.
+   */
+  pieces(): { bits: number; starts: BigUint64Array; owners: Uint32Array } | null
+  /**
    * A token (a number) another worker thread gives to `Router.fromShared` to route through
    * this router without copying its table (Node addon; the WebAssembly build cannot share memory
    * between workers and throws). Valid while this router is alive.

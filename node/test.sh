@@ -8,7 +8,8 @@
 #      API, errors, the whole conformance corpus, live peers (npm hashring, cluster-key-slot),
 #      workers, memory, the README's JS section; the hashring drop-in on the addon;
 #   4. the TypeScript declarations: typed use passes tsc --strict, misuse fails where marked;
-#   5. the same tests and the corpus in headless Chromium (Debian's, installed when missing);
+#   5. the same tests and the corpus in headless Chromium (Debian's, installed when missing), and
+#      the playground (adding a node shows keyroute plan's moved share; a screenshot in target/);
 #   6. the two install paths from an empty folder: `npm install /abs/path/to/node` (builds from
 #      source), and the `npm pack` tarball with no Rust toolchain on PATH.
 set -euo pipefail
@@ -50,8 +51,9 @@ if [ "$want" != "$got" ]; then
 fi
 
 echo "node: headless Chromium"
-command -v chromium >/dev/null || apt_install chromium
+command -v chromium >/dev/null || apt_install chromium fonts-dejavu-core
 node test/browser/run.mjs
+node test/browser/playground.mjs
 
 echo "node: install paths"
 work=$(mktemp -d)

@@ -77,6 +77,30 @@ pub struct Diff<'r> {
     pub method: Method,
 }
 
+/// The key-hash space as pieces, each owned by one node: `starts[i]` is the first hash of
+/// piece `i` and `owners[i]` its owner (a node position). Where the router is such a map
+/// (rings, Maglev, hash slots); `None` otherwise.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pieces {
+    /// The space has `2^bits` hashes (for a 128-bit ring, starts are the top 64 bits).
+    pub bits: u32,
+    /// First hash of each piece, increasing, the first 0.
+    pub starts: Vec<u64>,
+    /// Owner of each piece.
+    pub owners: Vec<u32>,
+}
+
+/// The pieces of `router`'s key-hash space, where it has them.
+#[must_use]
+pub fn pieces(router: &Router) -> Option<Pieces> {
+    let s = keyroute::analysis::segments(router.core())?;
+    Some(Pieces {
+        bits: s.bits(),
+        starts: s.starts().iter().map(|&(start, _)| start).collect(),
+        owners: s.starts().iter().map(|&(_, owner)| owner).collect(),
+    })
+}
+
 /// The share of keys each node of `router` owns, and their balance.
 #[must_use]
 pub fn ownership(router: &Router) -> Ownership<'_> {

@@ -188,6 +188,19 @@ impl Segments {
         Self { bits, key_hash, starts }
     }
 
+    /// The width of the key-hash space, in bits (32, 64, or 128 for 128-bit rings, whose
+    /// starts are then the top 64 bits).
+    #[must_use]
+    pub fn bits(&self) -> u32 {
+        self.bits
+    }
+
+    /// `(first hash, owner)` of each piece, in hash order; the first starts at 0.
+    #[must_use]
+    pub fn starts(&self) -> &[(u64, u32)] {
+        &self.starts
+    }
+
     /// `(start, length, owner)` for each piece; lengths are exact (`u128`: the last piece of a
     /// 64-bit space may be 2^64 long).
     fn pieces(&self) -> impl Iterator<Item = (u64, u128, u32)> + '_ {

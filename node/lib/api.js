@@ -237,6 +237,15 @@ export function makeApi(backend) {
     }
 
     /**
+     * The key-hash space as pieces, each owned by one node (rings, Maglev, hash slots; null
+     * for the other algorithms): `starts[i]` (a bigint) is the first hash of piece `i`, `owners[i]`
+     * its owner's position in `nodes`; the space holds `2 ** bits` hashes.
+     */
+    pieces() {
+      return this.#n.pieces() ?? null
+    }
+
+    /**
      * A token (a number) another worker thread gives to `Router.fromShared` to route through
      * this router without copying its table. Valid while this router is alive.
      */

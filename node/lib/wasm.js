@@ -9,6 +9,7 @@ import { makeApi } from './api.js'
 const api = makeApi(backend)
 
 export const { Router, Transition, diff, redisSlot, errorTable } = api
+export { ALGORITHMS } from './generated/algorithms.js'
 export const { Ring, Jump, Rendezvous, Maglev, Slots, MultiProbe, Modulo, Libmemcached } = api
 export const { Spymemcached, Uhashring, NpmHashring, PythonHashRing, Nginx, Twemproxy, Guava, RedisCluster } = api
 export const { PymemcacheRendezvous } = api

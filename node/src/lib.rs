@@ -21,7 +21,7 @@ use napi_derive::napi;
 
 use keyroute_bindings::{ErrorCode, NodeSpec};
 
-pub use router::{NativeArc, NativeDiff, NativeFlow, NativeOwnership, NativeRouter, diff};
+pub use router::{NativeArc, NativeDiff, NativeFlow, NativeOwnership, NativePieces, NativeRouter, diff};
 pub use transition::NativeTransition;
 
 /// `[code, name, category, description]` for every kind of the error table, in numeric order.

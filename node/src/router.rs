@@ -34,6 +34,17 @@ pub struct NativeOwnership {
     pub min_over_mean: f64,
 }
 
+/// The key-hash space as pieces, each owned by one node.
+#[napi(object)]
+pub struct NativePieces {
+    /// The space has 2^bits hashes.
+    pub bits: u32,
+    /// First hash of each piece.
+    pub starts: BigUint64Array,
+    /// Owner (node position) of each piece.
+    pub owners: Uint32Array,
+}
+
 /// A share of all keys moving from node `from` (position in A) to `to` (position in B).
 #[napi(object)]
 pub struct NativeFlow {
@@ -213,6 +224,16 @@ impl NativeRouter {
             max_over_mean: own.balance.max_over_mean,
             min_over_mean: own.balance.min_over_mean,
         }
+    }
+
+    /// The key-hash space as pieces owned by nodes (rings, Maglev, hash slots), or null.
+    #[napi]
+    pub fn pieces(&self) -> Option<NativePieces> {
+        analysis::pieces(&self.inner).map(|p| NativePieces {
+            bits: p.bits,
+            starts: BigUint64Array::new(p.starts),
+            owners: Uint32Array::new(p.owners),
+        })
     }
 
     /// A token another worker thread passes to `fromShared` to use this router without copying

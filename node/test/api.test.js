@@ -104,6 +104,23 @@ test('routeMany, routeIndices and the packed batch agree with route', () => {
   assert.deepEqual(ring.routeMany([]), [])
 })
 
+test('the key-hash space as pieces, where the router is such a map', () => {
+  const ring = new Ring(['a', 'b', 'c'], { points: 10 })
+  const p = ring.pieces()
+  assert.equal(p.bits, 64)
+  assert.equal(p.starts.length, p.owners.length)
+  assert.equal(p.starts[0], 0n)
+  for (let i = 1; i < p.starts.length; i++) assert.ok(p.starts[i] > p.starts[i - 1])
+  // A key's hash falls in the piece its owner holds.
+  for (const key of ['k1', 'k2', 'user:42']) {
+    const h = ring.keyHash(key)
+    let i = p.starts.length - 1
+    while (p.starts[i] > h) i--
+    assert.equal(ring.nodes[p.owners[i]], ring.route(key))
+  }
+  assert.equal(new Rendezvous(['a']).pieces(), null)
+})
+
 test('ownership and diff, exact where the algorithm allows', () => {
   const a = new Ring(['a', 'b', 'c'])
   const b = new Ring(['a', 'b', 'c', 'd'])

@@ -235,6 +235,17 @@ impl NativeRouter {
         ])
     }
 
+    /// The key-hash space as pieces owned by nodes (rings, Maglev, hash slots), or null.
+    pub fn pieces(&self) -> JsValue {
+        analysis::pieces(&self.inner).map_or(JsValue::NULL, |p| {
+            object(&[
+                ("bits", JsValue::from(p.bits)),
+                ("starts", js_sys::BigUint64Array::from(p.starts.as_slice()).into()),
+                ("owners", js_sys::Uint32Array::from(p.owners.as_slice()).into()),
+            ])
+        })
+    }
+
     /// Sharing between workers needs shared memory, which this build has not: always throws.
     pub fn share(&self) -> JsResult<f64> {
         Err(unshared())

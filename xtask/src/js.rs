@@ -290,12 +290,31 @@ export function definePresets(Router, forms) {
     out.push_str("  return { ");
     out.push_str(&registry::algorithms().map(|a| a.class_name).collect::<Vec<_>>().join(", "));
     out.push_str(" }\n}\n");
+    out.push_str("\n/** Every algorithm and preset: its spec name, constructor, origin and a small spec that builds. */\nexport const ALGORITHMS = Object.freeze([\n");
+    for a in registry::algorithms() {
+        let (kind, origin) = match a.kind {
+            Kind::Native { scheme } => ("native", scheme),
+            Kind::Preset { peer } => ("preset", peer),
+        };
+        let example: serde_json::Value = serde_json::from_str(a.example).unwrap_or_default();
+        out.push_str(&format!(
+            "  {{ name: {}, className: {}, kind: {}, origin: {}, example: {} }},\n",
+            quoted(a.name),
+            quoted(a.class_name),
+            quoted(kind),
+            quoted(origin),
+            example
+        ));
+    }
+    out.push_str("])\n");
     out
 }
 
 fn algorithms_dts() -> String {
     let mut out = String::from(HEADER);
-    out.push_str("import type { Nodes, Router, Servers, SlotRanges } from '../../index.js'\n");
+    out.push_str("import type { Nodes, Router, Servers, SlotRanges, Spec } from '../../index.js'\n\n");
+    out.push_str("/** Every algorithm and preset: its spec name, constructor, origin and a small spec that builds. */\n");
+    out.push_str("export declare const ALGORITHMS: ReadonlyArray<{\n  name: string\n  className: string\n  kind: 'native' | 'preset'\n  /** The native scheme (`ring-v1`) or the peer reproduced. */\n  origin: string\n  example: Spec\n}>\n");
     for a in registry::algorithms() {
         let (arg, arg_type) = nodes_form(a.nodes);
         let params = a.params();
@@ -330,7 +349,8 @@ fn entry(what: &str, backend: &str) -> String {
          // entry point (`node/lib/api.js`).\n\n\
          import * as backend from '{backend}'\nimport {{ makeApi }} from './api.js'\n\n\
          const api = makeApi(backend)\n\n\
-         export const {{ Router, Transition, diff, redisSlot, errorTable }} = api\n"
+         export const {{ Router, Transition, diff, redisSlot, errorTable }} = api\n\
+         export {{ ALGORITHMS }} from './generated/algorithms.js'\n"
     ));
     for chunk in presets.chunks(8) {
         out.push_str(&format!("export const {{ {} }} = api\n", chunk.join(", ")));

@@ -210,3 +210,24 @@ export function definePresets(Router, forms) {
   }
   return { Ring, Jump, Rendezvous, Maglev, Slots, MultiProbe, Modulo, Libmemcached, Spymemcached, Uhashring, NpmHashring, PythonHashRing, Nginx, Twemproxy, Guava, RedisCluster, PymemcacheRendezvous }
 }
+
+/** Every algorithm and preset: its spec name, constructor, origin and a small spec that builds. */
+export const ALGORITHMS = Object.freeze([
+  { name: "ring", className: "Ring", kind: "native", origin: "ring-v1", example: {"algorithm":"ring","nodes":[{"id":"cache-a"},{"id":"cache-b"},{"id":"cache-c"}]} },
+  { name: "jump", className: "Jump", kind: "native", origin: "jump-v1", example: {"algorithm":"jump","nodes":[{"id":"0"},{"id":"1"},{"id":"2"}]} },
+  { name: "rendezvous", className: "Rendezvous", kind: "native", origin: "rendezvous-v1", example: {"algorithm":"rendezvous","nodes":[{"id":"cache-a"},{"id":"cache-b"},{"id":"cache-c"}]} },
+  { name: "maglev", className: "Maglev", kind: "native", origin: "maglev-v1", example: {"algorithm":"maglev","nodes":[{"id":"cache-a"},{"id":"cache-b"},{"id":"cache-c"}]} },
+  { name: "slots", className: "Slots", kind: "native", origin: "slots-v1", example: {"algorithm":"slots","nodes":[{"id":"cache-a"},{"id":"cache-b"},{"id":"cache-c"}],"params":{"count":1024}} },
+  { name: "multi-probe", className: "MultiProbe", kind: "native", origin: "multi-probe-v1", example: {"algorithm":"multi-probe","nodes":[{"id":"cache-a"},{"id":"cache-b"},{"id":"cache-c"}]} },
+  { name: "modulo", className: "Modulo", kind: "native", origin: "modulo", example: {"algorithm":"modulo","nodes":[{"id":"cache-a"},{"id":"cache-b"},{"id":"cache-c"}]} },
+  { name: "libmemcached", className: "Libmemcached", kind: "preset", origin: "libmemcached 1.0.18 / 1.1 (libmemcached-awesome) ketama", example: {"algorithm":"libmemcached","nodes":[{"host":"10.0.1.1","id":"10.0.1.1:11211","port":11211},{"host":"10.0.1.2","id":"10.0.1.2:11211","port":11211}],"params":{"distribution":"ketama_weighted"}} },
+  { name: "spymemcached", className: "Spymemcached", kind: "preset", origin: "spymemcached 2.12 KetamaNodeLocator", example: {"algorithm":"spymemcached","nodes":[{"host":"10.0.1.1","id":"10.0.1.1:11211","port":11211},{"host":"10.0.1.2","id":"10.0.1.2:11211","port":11211}],"params":{"weighted":true}} },
+  { name: "uhashring", className: "Uhashring", kind: "preset", origin: "uhashring 2.x HashRing (default and ketama rings)", example: {"algorithm":"uhashring","nodes":[{"id":"cache-a"},{"id":"cache-b"},{"id":"cache-c"}]} },
+  { name: "npm-hashring", className: "NpmHashring", kind: "preset", origin: "npm hashring 3.x", example: {"algorithm":"npm-hashring","nodes":[{"id":"10.0.1.1:11211"},{"id":"10.0.1.2:11211"},{"id":"10.0.1.3:11211"}]} },
+  { name: "python-hash-ring", className: "PythonHashRing", kind: "preset", origin: "PyPI hash_ring 1.3", example: {"algorithm":"python-hash-ring","nodes":[{"id":"10.0.1.1:11211"},{"id":"10.0.1.2:11211"},{"id":"10.0.1.3:11211"}]} },
+  { name: "nginx", className: "Nginx", kind: "preset", origin: "nginx hash $key consistent (http and stream)", example: {"algorithm":"nginx","nodes":[{"id":"10.0.1.1:8080"},{"id":"10.0.1.2:8080"},{"id":"10.0.1.3:8080"}]} },
+  { name: "twemproxy", className: "Twemproxy", kind: "preset", origin: "twemproxy (nutcracker) 0.5 distribution: ketama", example: {"algorithm":"twemproxy","nodes":[{"host":"10.0.1.1","id":"10.0.1.1:11211","port":11211},{"host":"10.0.1.2","id":"10.0.1.2:11211","port":11211}]} },
+  { name: "guava", className: "Guava", kind: "preset", origin: "Guava Hashing.consistentHash", example: {"algorithm":"guava","nodes":[{"id":"0"},{"id":"1"},{"id":"2"}]} },
+  { name: "redis-cluster", className: "RedisCluster", kind: "preset", origin: "Redis Cluster key slots (and npm cluster-key-slot)", example: {"algorithm":"redis-cluster","nodes":[{"id":"redis-a","slots":[[0,5460]]},{"id":"redis-b","slots":[[5461,10922]]},{"id":"redis-c","slots":[[10923,16383]]}]} },
+  { name: "pymemcache-rendezvous", className: "PymemcacheRendezvous", kind: "preset", origin: "pymemcache 4 RendezvousHash", example: {"algorithm":"pymemcache-rendezvous","nodes":[{"id":"127.0.0.1:11211"},{"id":"127.0.0.1:11212"},{"id":"127.0.0.1:11213"}]} },
+])
