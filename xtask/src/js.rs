@@ -313,7 +313,9 @@ export function definePresets(Router, forms) {
 fn algorithms_dts() -> String {
     let mut out = String::from(HEADER);
     out.push_str("import type { Nodes, Router, Servers, SlotRanges, Spec } from '../../index.js'\n\n");
-    out.push_str("/** Every algorithm and preset: its spec name, constructor, origin and a small spec that builds. */\n");
+    out.push_str(
+        "/** Every algorithm and preset: its spec name, constructor, origin and a small spec that builds. */\n",
+    );
     out.push_str("export declare const ALGORITHMS: ReadonlyArray<{\n  name: string\n  className: string\n  kind: 'native' | 'preset'\n  /** The native scheme (`ring-v1`) or the peer reproduced. */\n  origin: string\n  example: Spec\n}>\n");
     for a in registry::algorithms() {
         let (arg, arg_type) = nodes_form(a.nodes);
