@@ -22,6 +22,8 @@ pub enum ErrorCategory {
     Lookup,
     /// Reading or writing failed.
     Io,
+    /// Memory could not be allocated.
+    Memory,
     /// A bug in keyroute.
     Internal,
 }
@@ -29,7 +31,7 @@ pub enum ErrorCategory {
 impl ErrorCategory {
     /// Every category.
     pub const ALL: &'static [ErrorCategory] =
-        &[Self::Type, Self::Value, Self::Range, Self::Lookup, Self::Io, Self::Internal];
+        &[Self::Type, Self::Value, Self::Range, Self::Lookup, Self::Io, Self::Memory, Self::Internal];
 
     /// The stable lowercase name (`"type"`, `"value"`, …).
     #[must_use]
@@ -40,6 +42,7 @@ impl ErrorCategory {
             Self::Range => "range",
             Self::Lookup => "lookup",
             Self::Io => "io",
+            Self::Memory => "memory",
             Self::Internal => "internal",
         }
     }
@@ -156,6 +159,12 @@ error_table! {
     InvalidType = 22, "invalid_type", Type;
     /// Reading or writing a file or stream failed.
     Io = 23, "io", Io;
+    /// The spec document is larger than the limit (`max_spec_bytes`).
+    SpecTooLarge = 24, "spec_too_large", Range;
+    /// Memory for what the spec asks for could not be allocated.
+    OutOfMemory = 25, "out_of_memory", Memory;
+    /// A command-line argument the `keyroute` command cannot use (an unknown option, a missing value).
+    InvalidArgument = 26, "invalid_argument", Value;
     /// A bug in keyroute caught at a language boundary (a panic); please report it.
     Internal = 99, "internal", Internal;
 }
@@ -229,6 +238,7 @@ impl From<keyroute::Error> for Error {
             E::InvalidParameter(_) => ErrorCode::InvalidParameter,
             E::InvalidKey(_) => ErrorCode::InvalidKey,
             E::BufferTooSmall => ErrorCode::BufferTooSmall,
+            E::OutOfMemory => ErrorCode::OutOfMemory,
             _ => ErrorCode::Internal,
         };
         Self::new(code, e.to_string())

@@ -27,6 +27,7 @@ pub mod analysis;
 mod error;
 mod hashed;
 pub mod keys;
+mod limits;
 mod native;
 mod owned;
 mod presets;
@@ -39,9 +40,10 @@ mod transition;
 
 pub use error::{Error, ErrorCategory, ErrorCode, Result};
 pub use hashed::KeyHasher;
+pub use limits::Limits;
 pub use router::Router;
 pub use shared::SharedRouter;
-pub use spec::{MAX_SPEC_BYTES, MAX_VERSION, NodeSpec, Spec};
+pub use spec::{MAX_VERSION, NodeSpec, Spec};
 pub use transition::{Placement, Transition, View};
 
 /// The core crate, for callers that need its types.

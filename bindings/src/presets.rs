@@ -60,7 +60,7 @@ struct LibmemcachedParams {
     weighted: Option<bool>,
 }
 
-fn libmemcached(spec: &Spec, p: &mut LibmemcachedParams) -> Result<Router> {
+fn libmemcached(spec: &Spec, p: &mut LibmemcachedParams, budget: keyroute::Budget) -> Result<Router> {
     let weighted_default =
         matches!(p.distribution, LibmemcachedDistribution::KetamaWeighted) || spec.nodes.iter().any(|n| n.weight > 1);
     let weighted = *p.weighted.get_or_insert(weighted_default);
@@ -70,7 +70,7 @@ fn libmemcached(spec: &Spec, p: &mut LibmemcachedParams) -> Result<Router> {
     };
     let hash = *p.hash.get_or_insert(hash_default);
     let options = LibmemcachedOptions { distribution: p.distribution, hash, weighted };
-    Ok(presets::libmemcached(&servers(spec)?, options)?)
+    Ok(presets::libmemcached_within(&servers(spec)?, options, budget)?)
 }
 
 /// spymemcached 2.12 `KetamaNodeLocator` (what `KetamaConnectionFactory` builds): a server's
@@ -188,7 +188,7 @@ struct TwemproxyParams {
     hash_tag: Option<String>,
 }
 
-fn twemproxy(spec: &Spec, p: &mut TwemproxyParams) -> Result<Router> {
+fn twemproxy(spec: &Spec, p: &mut TwemproxyParams, budget: keyroute::Budget) -> Result<Router> {
     let hash_tag =
         match &p.hash_tag {
             None => None,
@@ -196,7 +196,7 @@ fn twemproxy(spec: &Spec, p: &mut TwemproxyParams) -> Result<Router> {
                 Error::new(ErrorCode::InvalidParameter, format!("hash_tag must be two bytes, got {t:?}"))
             })?),
         };
-    Ok(presets::twemproxy(&servers(spec)?, TwemproxyOptions { hash: p.hash, hash_tag })?)
+    Ok(presets::twemproxy_within(&servers(spec)?, TwemproxyOptions { hash: p.hash, hash_tag }, budget)?)
 }
 
 /// Guava `Hashing.consistentHash` over buckets in order (equal weights, no replicas).
@@ -265,7 +265,7 @@ pub(crate) static ALGORITHMS: [Algorithm; 10] = [
             {"id":"10.0.1.2:11211","host":"10.0.1.2","port":11211}]}"#,
         #[cfg(feature = "schema")]
         schema: schema_of::<LibmemcachedParams>,
-        build: |spec, t| build_with(spec, t, |p, _| libmemcached(spec, p)),
+        build: |spec, t| build_with(spec, t, |p, t| libmemcached(spec, p, t.budget())),
     },
     Algorithm {
         name: "spymemcached",
@@ -281,9 +281,9 @@ pub(crate) static ALGORITHMS: [Algorithm; 10] = [
         #[cfg(feature = "schema")]
         schema: schema_of::<SpymemcachedParams>,
         build: |spec, t| {
-            build_with(spec, t, |p: &mut SpymemcachedParams, _| {
+            build_with(spec, t, |p: &mut SpymemcachedParams, t| {
                 let options = SpymemcachedOptions { format: p.format, hash: p.hash, weighted: p.weighted };
-                Ok(presets::spymemcached(&servers(spec)?, options)?)
+                Ok(presets::spymemcached_within(&servers(spec)?, options, t.budget())?)
             })
         },
     },
@@ -367,7 +367,7 @@ pub(crate) static ALGORITHMS: [Algorithm; 10] = [
             {"id":"10.0.1.2:11211","host":"10.0.1.2","port":11211}]}"#,
         #[cfg(feature = "schema")]
         schema: schema_of::<TwemproxyParams>,
-        build: |spec, t| build_with(spec, t, |p, _| twemproxy(spec, p)),
+        build: |spec, t| build_with(spec, t, |p, t| twemproxy(spec, p, t.budget())),
     },
     Algorithm {
         name: "guava",

@@ -3,7 +3,7 @@
 use serde_json::{Map, Value};
 
 use crate::spec::Spec;
-use crate::{Error, ErrorCode, Result, presets, registry};
+use crate::{Error, ErrorCode, Limits, Result, presets, registry};
 
 /// A router built from a topology spec. Immutable; share it freely between threads.
 #[derive(Debug, Clone)]
@@ -19,20 +19,44 @@ pub struct Router {
 }
 
 impl Router {
-    /// Parses and builds a router from spec JSON.
+    /// Parses and builds a router from spec JSON, under the default [`Limits`].
     ///
     /// # Errors
     /// Any [`ErrorCode`] a spec can produce; nothing is built on error.
     pub fn from_json(text: &str) -> Result<Self> {
-        Self::from_spec(&Spec::from_json(text)?)
+        Self::from_bytes(text.as_bytes(), &Limits::DEFAULT)
     }
 
-    /// Builds a router from a parsed spec.
+    /// Parses and builds a router from spec bytes (UTF-8 JSON) under `limits`: the path every
+    /// surface takes, so one document gets one code everywhere (see [`Spec::from_bytes`]).
+    ///
+    /// # Errors
+    /// As [`Router::from_json`].
+    pub fn from_bytes(bytes: &[u8], limits: &Limits) -> Result<Self> {
+        Self::from_spec_with(&Spec::from_bytes(bytes, limits)?, limits)
+    }
+
+    /// Builds a router from a parsed spec, under the default [`Limits`].
     ///
     /// # Errors
     /// As [`Router::from_json`], minus the JSON errors.
     pub fn from_spec(spec: &Spec) -> Result<Self> {
+        Self::from_spec_with(spec, &Limits::DEFAULT)
+    }
+
+    /// Builds a router from a parsed spec under `limits`: the node count and the work of the
+    /// algorithm are checked before anything is built.
+    ///
+    /// # Errors
+    /// As [`Router::from_json`], minus the JSON errors.
+    pub fn from_spec_with(spec: &Spec, limits: &Limits) -> Result<Self> {
         spec.check_version()?;
+        if spec.nodes.len() as u64 > limits.max_nodes {
+            return Err(Error::new(
+                ErrorCode::TooManyNodes,
+                format!("{} nodes, above the limit of {}", spec.nodes.len(), limits.max_nodes),
+            ));
+        }
         let nodes = spec
             .nodes
             .iter()
@@ -44,7 +68,7 @@ impl Router {
                 }
             })
             .collect::<Vec<_>>();
-        let topology = keyroute::Topology::new(nodes)?;
+        let topology = keyroute::Topology::new(nodes)?.with_budget(limits.budget());
         let algorithm = registry::find(&spec.algorithm).ok_or_else(|| {
             Error::new(ErrorCode::UnknownAlgorithm, format!("unknown algorithm {:?}", spec.algorithm))
         })?;

@@ -17,12 +17,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::{Error, ErrorCode, Result};
+use crate::{Error, ErrorCode, Limits, Result};
 
 /// Largest `version` accepted: 2^53 − 1, so the number survives every JSON parser (JS too).
 pub const MAX_VERSION: u64 = (1 << 53) - 1;
-/// Largest spec document accepted, in bytes.
-pub const MAX_SPEC_BYTES: usize = 64 << 20;
 
 /// A parsed (not yet validated) topology spec.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -94,13 +92,11 @@ impl Spec {
     /// as the C ABI is). Nothing changes on error.
     ///
     /// # Errors
-    /// `invalid_json` for malformed JSON, `invalid_spec` when it is not an object or is larger
-    /// than [`MAX_SPEC_BYTES`]. Unknown or out-of-range parameters are reported when the router
-    /// is built, as for a whole spec.
+    /// `spec_too_large` past the default limit, `invalid_json` for malformed JSON,
+    /// `invalid_spec` when it is not an object. Unknown or out-of-range parameters are reported
+    /// when the router is built, as for a whole spec.
     pub fn set_params_json(&mut self, text: &str) -> Result<()> {
-        if text.len() > MAX_SPEC_BYTES {
-            return Err(Error::new(ErrorCode::InvalidSpec, format!("params larger than {MAX_SPEC_BYTES} bytes")));
-        }
+        Limits::DEFAULT.check_spec_bytes(text.len(), "params")?;
         let value: Value = serde_json::from_str(text).map_err(json_error)?;
         match value {
             Value::Object(map) => {
@@ -111,23 +107,45 @@ impl Spec {
         }
     }
 
-    /// Parses a spec from JSON text.
+    /// Parses a spec from JSON text, under the default [`Limits`].
     ///
     /// # Errors
-    /// `invalid_json` for malformed JSON, `invalid_spec` for a document of the wrong shape.
+    /// `spec_too_large`, `invalid_json` for malformed JSON, `invalid_spec` for a document of
+    /// the wrong shape.
     pub fn from_json(text: &str) -> Result<Self> {
-        if text.len() > MAX_SPEC_BYTES {
-            return Err(Error::new(ErrorCode::InvalidSpec, format!("spec larger than {MAX_SPEC_BYTES} bytes")));
-        }
-        let value: Value = serde_json::from_str(text).map_err(json_error)?;
-        Self::from_value(value)
+        Self::from_bytes(text.as_bytes(), &Limits::DEFAULT)
     }
 
-    /// Reads a spec from an already parsed JSON value.
+    /// Parses a spec from bytes that should be UTF-8 JSON text, checking in a fixed order so
+    /// that one document gets one error code on every surface: its size, then its encoding,
+    /// then its syntax, then its node count, then its shape (`conformance/SPEC.md`, Limits).
+    /// The first three and the count are one pass that allocates nothing, so a hostile document
+    /// is refused before it costs memory; then the typed parse holds at most `max_nodes` nodes.
     ///
     /// # Errors
-    /// `invalid_spec` for a document of the wrong shape or a version above [`MAX_VERSION`].
-    pub fn from_value(value: Value) -> Result<Self> {
+    /// `spec_too_large`, `invalid_utf8`, `invalid_json`, `too_many_nodes`, `invalid_spec`.
+    pub fn from_bytes(bytes: &[u8], limits: &Limits) -> Result<Self> {
+        limits.check_spec_bytes(bytes.len(), "the spec")?;
+        let text = std::str::from_utf8(bytes)
+            .map_err(|e| Error::new(ErrorCode::InvalidUtf8, format!("the spec is not UTF-8: {e}")))?;
+        let outline: Outline = serde_json::from_str(text).map_err(json_error)?;
+        outline.check(limits)?;
+        let spec: Spec = serde_json::from_str(text).map_err(|e| match e.classify() {
+            serde_json::error::Category::Data => Error::new(ErrorCode::InvalidSpec, e.to_string()),
+            _ => json_error(e),
+        })?;
+        spec.check_version()?;
+        Ok(spec)
+    }
+
+    /// Reads a spec from an already parsed JSON value, with the checks [`Spec::from_bytes`]
+    /// makes after the syntax, in the same order.
+    ///
+    /// # Errors
+    /// `too_many_nodes`, then `invalid_spec` for a document of the wrong shape or a version above
+    /// [`MAX_VERSION`].
+    pub fn from_value(value: Value, limits: &Limits) -> Result<Self> {
+        Outline::of(&value).check(limits)?;
         let spec: Spec =
             serde_json::from_value(value).map_err(|e| Error::new(ErrorCode::InvalidSpec, e.to_string()))?;
         spec.check_version()?;
@@ -146,15 +164,161 @@ impl Spec {
     }
 }
 
-/// A JSON syntax error: `invalid_json`, except a lone surrogate written as a `\uD800` escape,
+/// What the first pass over a spec document learns without allocating: that it is JSON, how
+/// many nodes it lists, and whether a parameter holds an array or object (every parameter is a
+/// number, string or boolean, so one that is not could only cost memory before its refusal).
+#[derive(Debug, Default)]
+struct Outline {
+    nodes: usize,
+    nested_param: bool,
+}
+
+impl Outline {
+    /// The outline of a parsed document.
+    fn of(value: &Value) -> Self {
+        let Value::Object(map) = value else { return Self::default() };
+        Self {
+            nodes: map.get("nodes").and_then(Value::as_array).map_or(0, Vec::len),
+            nested_param: map
+                .get("params")
+                .and_then(Value::as_object)
+                .is_some_and(|p| p.values().any(|v| v.is_array() || v.is_object())),
+        }
+    }
+
+    fn check(&self, limits: &Limits) -> Result<()> {
+        if self.nodes as u64 > limits.max_nodes {
+            return Err(Error::new(
+                ErrorCode::TooManyNodes,
+                format!("{} nodes, above the limit of {}", self.nodes, limits.max_nodes),
+            ));
+        }
+        if self.nested_param {
+            return Err(Error::new(ErrorCode::InvalidSpec, "params: every parameter is a number, string or boolean"));
+        }
+        Ok(())
+    }
+}
+
+/// The first pass: any JSON document; for an object, its `nodes` counted and its `params`
+/// looked into, every value skipped without being stored.
+impl<'de> Deserialize<'de> for Outline {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        d.deserialize_any(Pass::Document)
+    }
+}
+
+/// Where the first pass is: at the document, its `nodes`, its `params`, or a parameter's value.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pass {
+    Document,
+    Nodes,
+    Params,
+    Param,
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for Pass {
+    type Value = Outline;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> std::result::Result<Outline, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Pass {
+    type Value = Outline;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, _: bool) -> std::result::Result<Outline, E> {
+        Ok(Outline::default())
+    }
+    fn visit_i64<E>(self, _: i64) -> std::result::Result<Outline, E> {
+        Ok(Outline::default())
+    }
+    fn visit_u64<E>(self, _: u64) -> std::result::Result<Outline, E> {
+        Ok(Outline::default())
+    }
+    fn visit_f64<E>(self, _: f64) -> std::result::Result<Outline, E> {
+        Ok(Outline::default())
+    }
+    fn visit_str<E>(self, _: &str) -> std::result::Result<Outline, E> {
+        Ok(Outline::default())
+    }
+    fn visit_unit<E>(self) -> std::result::Result<Outline, E> {
+        Ok(Outline::default())
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<Outline, A::Error> {
+        let mut len = 0usize;
+        while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {
+            len += 1;
+        }
+        Ok(Outline { nodes: if self == Pass::Nodes { len } else { 0 }, nested_param: self == Pass::Param })
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> std::result::Result<Outline, A::Error> {
+        let mut outline = Outline { nodes: 0, nested_param: self == Pass::Param };
+        while let Some(key) = map.next_key::<Key>()? {
+            match (self, key) {
+                (Pass::Document, Key::Nodes) => {
+                    outline.nodes = outline.nodes.max(map.next_value_seed(Pass::Nodes)?.nodes)
+                }
+                (Pass::Document, Key::Params) => {
+                    outline.nested_param |= map.next_value_seed(Pass::Params)?.nested_param
+                }
+                (Pass::Params, _) => outline.nested_param |= map.next_value_seed(Pass::Param)?.nested_param,
+                _ => {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(outline)
+    }
+}
+
+/// A key in the first pass: one it looks into, or another (never stored).
+enum Key {
+    Nodes,
+    Params,
+    Other,
+}
+
+impl<'de> Deserialize<'de> for Key {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct Name;
+        impl serde::de::Visitor<'_> for Name {
+            type Value = Key;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a key")
+            }
+            fn visit_str<E>(self, s: &str) -> std::result::Result<Key, E> {
+                Ok(match s {
+                    "nodes" => Key::Nodes,
+                    "params" => Key::Params,
+                    _ => Key::Other,
+                })
+            }
+        }
+        d.deserialize_str(Name)
+    }
+}
+
+/// A JSON syntax error: `invalid_json`, except a number out of range (`invalid_spec`) and a
+/// lone surrogate written as a `\uD800` escape,
 /// which is text with no UTF-8 form (`invalid_utf8`), as it is when written raw: the same text
 /// gets the same code however it was encoded (`JSON.stringify` escapes lone surrogates).
 pub(crate) fn json_error(e: serde_json::Error) -> Error {
     let message = e.to_string();
     // serde_json's only two messages for an unpaired surrogate escape.
     let surrogate = ["lone leading surrogate in hex escape", "unexpected end of hex escape"];
-    let code =
-        if surrogate.iter().any(|m| message.starts_with(m)) { ErrorCode::InvalidUtf8 } else { ErrorCode::InvalidJson };
+    let code = if surrogate.iter().any(|m| message.starts_with(m)) {
+        ErrorCode::InvalidUtf8
+    } else if message.starts_with("number out of range") {
+        // Well-formed JSON (`1e400`) whose value no field can hold: a spec problem, as the same
+        // value given in a mapping is.
+        ErrorCode::InvalidSpec
+    } else {
+        ErrorCode::InvalidJson
+    };
     Error::new(code, message)
 }
 

@@ -5,7 +5,7 @@
 
 mod common;
 
-use keyroute_bindings::{ErrorCode, Router, Spec};
+use keyroute_bindings::{ErrorCode, Limits, Router, Spec};
 use serde_json::Value;
 
 /// What one case produced, compared with what the file expects.
@@ -14,7 +14,7 @@ fn run_case(file_router: Option<&Router>, case: &Value) -> Result<(), String> {
     let router = if let Some(spec) = case.get("spec").or(case.get("spec_json")) {
         let built = match spec {
             Value::String(text) => Router::from_json(text),
-            other => Spec::from_value(other.clone()).and_then(|s| Router::from_spec(&s)),
+            other => Spec::from_value(other.clone(), &Limits::DEFAULT).and_then(|s| Router::from_spec(&s)),
         };
         match built {
             Ok(r) => {
@@ -109,7 +109,7 @@ fn every_vector_file_passes() {
             _ => native += 1,
         }
         let file_router = doc.get("spec").map(|spec| {
-            Spec::from_value(spec.clone())
+            Spec::from_value(spec.clone(), &Limits::DEFAULT)
                 .and_then(|s| Router::from_spec(&s))
                 .unwrap_or_else(|e| panic!("{name}: the file's spec does not build: {e}"))
         });

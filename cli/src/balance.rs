@@ -45,7 +45,7 @@ const DEFAULT_POINTS: [u32; 4] = [10, 50, 150, 500];
 
 pub fn run(args: &BalanceArgs) -> Result<()> {
     let spec = input::spec(&args.topology)?;
-    let router = Router::from_spec(&spec).map_err(|e| CliError::from_bindings(args.topology.display(), &e))?;
+    let router = input::build(&spec, args.topology.display())?;
     let report = measure(&spec, &router, args.points.as_deref())?;
     if let Some(path) = &args.plot {
         plot::balance_svg(&report, path)?;
@@ -94,7 +94,7 @@ fn measure(spec: &Spec, router: &Router, points: Option<&[u32]>) -> Result<Repor
             for p in list {
                 let mut s = spec.clone();
                 s.params.insert("points_per_weight".into(), Value::from(p));
-                let r = Router::from_spec(&s).map_err(|e| CliError::from_bindings(format_args!("--points {p}"), &e))?;
+                let r = input::build(&s, format_args!("--points {p}"))?;
                 rows.push(row(&r, format!("{p} points/node"), Some(p), p == own && points.is_none()));
             }
             rows

@@ -3,46 +3,75 @@
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
+use std::sync::OnceLock;
 
-use keyroute_bindings::{ErrorCode, MAX_SPEC_BYTES, Router, Spec};
+use keyroute_bindings::{ErrorCode, Limits, Router, Spec};
 
 use crate::error::{CliError, Result};
 
-/// Reads `path` (`-` for stdin) as text, refusing documents larger than a spec may be.
-fn read_text(path: &Path) -> Result<String> {
+/// The limits every spec of this run is read and built under (`--limits`).
+static LIMITS: OnceLock<Limits> = OnceLock::new();
+
+/// Sets the limits from `--limits` JSON (the fields to change); once, before any spec is read.
+pub fn set_limits(json: Option<&str>) -> Result<()> {
+    let limits = match json {
+        Some(text) => Limits::from_json(text).map_err(|e| CliError::from_bindings("--limits", &e))?,
+        None => Limits::DEFAULT,
+    };
+    let _ = LIMITS.set(limits);
+    Ok(())
+}
+
+/// The limits of this run.
+pub fn limits() -> &'static Limits {
+    LIMITS.get_or_init(|| Limits::DEFAULT)
+}
+
+/// Reads `path` (`-` for stdin), at most one byte past the spec size limit: a larger document
+/// is refused without being read whole.
+fn read_bytes(path: &Path) -> Result<Vec<u8>> {
     let name = path.display();
     let mut bytes = Vec::new();
-    let limit = MAX_SPEC_BYTES as u64 + 1;
+    let limit = limits().max_spec_bytes.saturating_add(1);
     if path == Path::new("-") {
         io::stdin().lock().take(limit).read_to_end(&mut bytes).map_err(|e| CliError::io("reading stdin", &e))?;
     } else {
         let file = File::open(path).map_err(|e| CliError::io(format_args!("cannot open {name}"), &e))?;
         file.take(limit).read_to_end(&mut bytes).map_err(|e| CliError::io(format_args!("reading {name}"), &e))?;
     }
-    if bytes.len() > MAX_SPEC_BYTES {
-        return Err(CliError::new(ErrorCode::InvalidSpec, format!("{name}: larger than {MAX_SPEC_BYTES} bytes")));
-    }
-    String::from_utf8(bytes).map_err(|e| CliError::new(ErrorCode::InvalidUtf8, format!("{name}: {e}")))
+    Ok(bytes)
 }
 
-/// Parses a spec document: TOML when the file name ends in `.toml`, JSON otherwise.
+/// Parses a spec document: TOML when the file name ends in `.toml`, JSON otherwise. Both are
+/// checked as every surface checks a spec (size, then UTF-8, then syntax, then shape), so a
+/// document gets the same code here as from the library; malformed TOML is `invalid_json`,
+/// as malformed JSON is.
 pub fn spec(path: &Path) -> Result<Spec> {
-    let text = read_text(path)?;
+    let bytes = read_bytes(path)?;
     let name = path.display();
-    let parsed = if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("toml")) {
-        let value: toml::Value = toml::from_str(&text)
-            .map_err(|e| CliError::new(ErrorCode::InvalidSpec, format!("{name}: not valid TOML: {}", e.message())))?;
-        let json = serde_json::to_value(value).map_err(|e| CliError::new(ErrorCode::InvalidSpec, e.to_string()))?;
-        Spec::from_value(json)
-    } else {
-        Spec::from_json(&text)
-    };
-    parsed.map_err(|e| CliError::from_bindings(name, &e))
+    let fail = |e: &keyroute_bindings::Error| CliError::from_bindings(&name, e);
+    if !path.extension().is_some_and(|e| e.eq_ignore_ascii_case("toml")) {
+        return Spec::from_bytes(&bytes, limits()).map_err(|e| fail(&e));
+    }
+    // The checks a JSON spec gets before its syntax, in the same order.
+    limits().check_spec_bytes(bytes.len(), "the spec").map_err(|e| fail(&e))?;
+    let text = String::from_utf8(bytes)
+        .map_err(|e| CliError::new(ErrorCode::InvalidUtf8, format!("{name}: the spec is not UTF-8: {e}")))?;
+    let value: toml::Value = toml::from_str(&text)
+        .map_err(|e| CliError::new(ErrorCode::InvalidJson, format!("{name}: not valid TOML: {}", e.message())))?;
+    let json =
+        serde_json::to_value(value).map_err(|e| CliError::new(ErrorCode::InvalidSpec, format!("{name}: {e}")))?;
+    Spec::from_value(json, limits()).map_err(|e| fail(&e))
+}
+
+/// Builds the router a spec describes, under this run's limits.
+pub fn build(spec: &Spec, context: impl std::fmt::Display) -> Result<Router> {
+    Router::from_spec_with(spec, limits()).map_err(|e| CliError::from_bindings(context, &e))
 }
 
 /// Reads and builds the router a spec file describes.
 pub fn router(path: &Path) -> Result<Router> {
-    Router::from_spec(&spec(path)?).map_err(|e| CliError::from_bindings(path.display(), &e))
+    build(&spec(path)?, path.display())
 }
 
 /// Size of one read from a key stream; a longer line grows the buffer.

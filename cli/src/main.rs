@@ -47,6 +47,10 @@ Bad input prints one line naming the error code and exits with status 2.")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Limits for reading and building specs, as JSON of the fields to change:
+    /// '{"max_points": 8388608}' (see conformance/SPEC.md)
+    #[arg(long, global = true, value_name = "JSON")]
+    limits: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -76,14 +80,17 @@ fn main() -> ExitCode {
         );
         std::process::exit(2);
     }));
-    let cli = Cli::parse();
-    let result = match &cli.command {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(&e),
+    };
+    let result = input::set_limits(cli.limits.as_deref()).and_then(|()| match &cli.command {
         Command::Demo(a) => demo::run(a),
         Command::Route(a) => route::run(a),
         Command::Plan(a) => plan::run(a),
         Command::Balance(a) => balance::run(a),
         Command::Simulate(a) => simulate::run(a),
-    };
+    });
     match result {
         Ok(()) => ExitCode::SUCCESS,
         // Whoever read our output stopped early (`| head`): that is their choice, not a failure.
@@ -93,4 +100,34 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// Help and version go to stdout as clap prints them; a usage error is one line with its code,
+/// like every other error, and exit status 2.
+fn usage_error(e: &clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        let _ = e.print();
+        return if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+            ExitCode::from(2)
+        } else {
+            ExitCode::SUCCESS
+        };
+    }
+    let text = e.render().to_string();
+    // clap's first line is the error; the rest is usage and a tip we replace with ours.
+    let first = text.lines().next().unwrap_or("invalid arguments");
+    let what = first.strip_prefix("error: ").unwrap_or(first);
+    let code = ErrorCode::InvalidArgument;
+    let _ = writeln!(
+        io::stderr().lock(),
+        "keyroute: error {} (code {}): {}; see keyroute --help",
+        code.name(),
+        code.code(),
+        what.split_whitespace().collect::<Vec<_>>().join(" ")
+    );
+    ExitCode::from(2)
 }

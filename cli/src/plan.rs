@@ -56,7 +56,8 @@ const MATRIX_NODES: usize = 12;
 
 pub fn run(args: &PlanArgs) -> Result<()> {
     let (a, b) = (input::router(&args.from)?, input::router(&args.to)?);
-    let progress = args.progress.unwrap_or(1.0);
+    // `+ 0.0` turns `-0` into 0, so `--progress -0` reads as the 0 it is.
+    let progress = args.progress.unwrap_or(1.0) + 0.0;
     let transition = Transition::new(a.clone(), b.clone(), progress)
         .map_err(|e| CliError::from_bindings(format_args!("--progress {progress}"), &e))?;
     if let Some(keys) = &args.keys {

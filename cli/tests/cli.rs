@@ -162,6 +162,9 @@ fn plan_lists_moved_keys_streaming() {
         .collect();
     assert_eq!(listed, want);
     assert!(String::from_utf8_lossy(&out.stderr).contains("of 3,000 keys move"));
+    // `--progress -0` is progress 0, printed as such.
+    let zero = ok(&["plan", THREE, FOUR, "--progress", "-0"], b"");
+    assert!(zero.contains("at progress 0: 0.00% of keys") && !zero.contains("-0"), "{zero}");
     // At progress 0.3 the listed keys are a subset, from stdin this time.
     let part = ok(&["plan", THREE, FOUR, "--keys", "-", "--progress", "0.3"], (keys.join("\n") + "\n").as_bytes());
     assert!(part.lines().count() < listed.lines().count() && !part.is_empty());
@@ -229,7 +232,7 @@ fn demo_measures_the_headline() {
 
 #[test]
 fn bad_input_is_one_line_with_a_code_and_status_2() {
-    let cases: [(&str, &str, &str); 7] = [
+    let cases: [(&str, &str, &str); 8] = [
         ("malformed.json", "{\"algorithm\": \"ring\", \"nodes\": [", "invalid_json (code 1)"),
         ("empty.json", r#"{"algorithm":"ring","nodes":[]}"#, "empty_topology (code 4)"),
         (
@@ -240,7 +243,10 @@ fn bad_input_is_one_line_with_a_code_and_status_2() {
         ("huge.json", r#"{"algorithm":"ring","nodes":[{"id":"a","weight":4294967295}]}"#, "too_many_points (code 8)"),
         ("huger.json", r#"{"algorithm":"ring","nodes":[{"id":"a","weight":99999999999999}]}"#, "invalid_spec (code 2)"),
         ("unknown.json", r#"{"algorithm":"ketchup","nodes":[{"id":"a"}]}"#, "unknown_algorithm (code 3)"),
-        ("bad.toml", "algorithm = \n", "invalid_spec (code 2)"),
+        // Malformed TOML is malformed like malformed JSON; a well-formed one of the wrong shape
+        // is a spec error like the same JSON.
+        ("bad.toml", "algorithm = \n", "invalid_json (code 1)"),
+        ("shape.toml", "algorithm = \"ring\"\nnodes = 3\n", "invalid_spec (code 2)"),
     ];
     for (name, contents, code) in cases {
         let path = scratch(name, contents);
@@ -252,6 +258,12 @@ fn bad_input_is_one_line_with_a_code_and_status_2() {
         fails(&["simulate", "-t", p, "--to", FOUR, "--keys", "10"], b"", code);
     }
     fails(&["route", "-t", "/nonexistent/topo.json", "k"], b"", "error io (code 23): cannot open");
+    // Usage errors are one line with a code too, not clap's usage block.
+    fails(&["route", "--bogus"], b"", "error invalid_argument (code 26): unexpected argument '--bogus'");
+    fails(&["plan", FOUR], b"", "error invalid_argument (code 26)");
+    fails(&["route", "-t", FOUR, "--limits", "{\"max_nodes\": 3}", "k"], b"", "too_many_nodes (code 7)");
+    fails(&["route", "-t", FOUR, "--limits", "{\"max_node\": 3}", "k"], b"", "invalid_parameter (code 15): --limits");
+    assert!(ok(&["route", "-t", FOUR, "--limits", "{\"max_nodes\": 4}", "k"], b"").starts_with("k\t"));
     // A key the algorithm cannot take names its line.
     let u64be =
         scratch("u64be.json", r#"{"algorithm":"jump","params":{"key_hash":"u64be"},"nodes":[{"id":"a"},{"id":"b"}]}"#);

@@ -49,6 +49,8 @@ pub enum Error {
     InvalidKey(&'static str),
     /// A caller's output buffer is shorter than the number of results.
     BufferTooSmall,
+    /// Memory for what a spec asks for could not be allocated.
+    OutOfMemory,
 }
 
 impl fmt::Display for Error {
@@ -72,6 +74,7 @@ impl fmt::Display for Error {
             Self::InvalidParameter(what) => write!(f, "invalid parameter: {what}"),
             Self::InvalidKey(what) => write!(f, "invalid key: {what}"),
             Self::BufferTooSmall => f.write_str("the output buffer is too small"),
+            Self::OutOfMemory => f.write_str("out of memory for what the spec asks"),
         }
     }
 }

@@ -31,6 +31,7 @@
 extern crate alloc;
 
 pub mod analysis;
+mod budget;
 mod error;
 pub mod hash;
 mod jump;
@@ -47,6 +48,7 @@ mod slots;
 mod topology;
 mod transition;
 
+pub use budget::Budget;
 pub use error::{BatchError, Error, Result};
 
 /// The README's Rust snippets, compiled and run as doctests so the docs cannot rot.

@@ -74,6 +74,7 @@ impl Maglev {
         if table_size > MAX_TABLE_SIZE || (table_size as usize) < topology.eligible() {
             return Err(Error::TableSizeOutOfRange);
         }
+        topology.budget().check_table(u64::from(table_size))?;
         if !is_prime(table_size) {
             return Err(Error::TableSizeNotPrime);
         }
@@ -94,7 +95,7 @@ impl Maglev {
             turns.push((i as u32, Turn { offset, skip, next: 0, weight, target: 0 }));
         }
         const EMPTY: u32 = u32::MAX;
-        let mut entries = vec![EMPTY; table_size as usize];
+        let mut entries = crate::budget::try_vec(table_size as usize, EMPTY)?;
         let mut claimed = vec![0u32; topology.len()];
         // Turns in (round, node order): the order of the rounds-and-nodes loop the spec
         // describes, without visiting every node every round (one heavy node among many light

@@ -90,8 +90,9 @@ impl Slots {
     /// [`Error::TableSizeOutOfRange`] for 0 or more than [`MAX_SLOTS`] slots.
     pub fn new(topology: Topology, slot_fn: SlotFn) -> Result<Self> {
         let count = checked_count(slot_fn)?;
+        topology.budget().check_table(u64::from(count))?;
         let quotas = quotas(&topology, count);
-        let mut owners = Vec::with_capacity(count as usize);
+        let mut owners = crate::budget::try_with_capacity(count as usize)?;
         for (i, &q) in quotas.iter().enumerate() {
             owners.extend(core::iter::repeat_n(i as u32, q as usize));
         }
@@ -127,11 +128,12 @@ impl Slots {
     /// reversed or past the last slot, or a slot has no owner or two.
     pub fn from_ranges<R: AsRef<[(u32, u32)]>>(topology: Topology, slot_fn: SlotFn, ranges: &[R]) -> Result<Self> {
         let count = checked_count(slot_fn)?;
+        topology.budget().check_table(u64::from(count))?;
         if ranges.len() != topology.len() {
             return Err(Error::InvalidParameter("slot ranges must be given for every node"));
         }
         const FREE: u32 = u32::MAX;
-        let mut owners = vec![FREE; count as usize];
+        let mut owners = crate::budget::try_vec(count as usize, FREE)?;
         for (i, node_ranges) in (0u32..).zip(ranges) {
             for &(first, last) in node_ranges.as_ref() {
                 let range = owners

@@ -3,7 +3,7 @@
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 
-use crate::{Error, Result};
+use crate::{Budget, Error, Result};
 
 /// Longest node id accepted, in bytes.
 pub const MAX_ID_LEN: usize = 4096;
@@ -67,6 +67,8 @@ pub struct Topology {
     total_weight: u64,
     /// Per node: a dense zone number, or `None` for a node without a zone.
     zones: Box<[Option<u32>]>,
+    /// What building a router over it may cost (checked by every constructor).
+    budget: Budget,
 }
 
 impl Topology {
@@ -103,7 +105,7 @@ impl Topology {
             return Err(Error::ZeroTotalWeight);
         }
         let zones = number_zones(&nodes);
-        Ok(Self { nodes: nodes.into(), total_weight, zones })
+        Ok(Self { nodes: nodes.into(), total_weight, zones, budget: Budget::MAX })
     }
 
     /// `n` nodes named `prefix0`, `prefix1`, … with weight 1 (handy for tests and demos).
@@ -116,6 +118,19 @@ impl Topology {
             nodes.push(Node::new(alloc::format!("{prefix}{i}")));
         }
         Self::new(nodes)
+    }
+
+    /// The same topology with another work budget for the routers built over it.
+    #[must_use]
+    pub fn with_budget(mut self, budget: Budget) -> Self {
+        self.budget = budget;
+        self
+    }
+
+    /// The work budget of routers built over this topology ([`Budget::MAX`] unless set).
+    #[must_use]
+    pub fn budget(&self) -> Budget {
+        self.budget
     }
 
     /// The nodes, in order.

@@ -94,6 +94,21 @@ enum kr_status_code {
   /** Reading or writing a file or stream failed. (`io`, category io) */
   KR_IO = 23,
   /**
+   * The spec document is larger than the limit (`max_spec_bytes`). (`spec_too_large`, category
+   * range)
+   */
+  KR_SPEC_TOO_LARGE = 24,
+  /**
+   * Memory for what the spec asks for could not be allocated. (`out_of_memory`, category
+   * memory)
+   */
+  KR_OUT_OF_MEMORY = 25,
+  /**
+   * A command-line argument the `keyroute` command cannot use (an unknown option, a missing
+   * value). (`invalid_argument`, category value)
+   */
+  KR_INVALID_ARGUMENT = 26,
+  /**
    * A bug in keyroute caught at a language boundary (a panic); please report it. (`internal`,
    * category internal)
    */

@@ -26,6 +26,7 @@ pub fn builtin(category: ErrorCategory) -> &'static str {
         ErrorCategory::Range | ErrorCategory::Value => "ValueError",
         ErrorCategory::Lookup => "LookupError",
         ErrorCategory::Io => "OSError",
+        ErrorCategory::Memory => "MemoryError",
         _ => "RuntimeError",
     }
 }
@@ -42,7 +43,7 @@ keyroute surface shares (C status codes, JS ``error.code``, vector files).
 
 Catch ``keyroute.Error`` for anything keyroute raises, a subclass for one kind, or the builtin
 its category names (``TypeError`` for wrong types, ``ValueError`` for bad values and ranges,
-``LookupError``, ``OSError``). ``code``, ``name`` and ``category`` are stable; messages are for
+``LookupError``, ``OSError``, ``MemoryError``). ``code``, ``name`` and ``category`` are stable; messages are for
 people and may change."""
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ class Error(Exception):
 
     ``code`` is the kind's stable numeric code, ``name`` its stable snake_case name and
     ``category`` the kind of mistake (``type``, ``value``, ``range``, ``lookup``, ``io``,
-    ``internal``).
+    ``memory``, ``internal``).
     """
 
     code: int = 0

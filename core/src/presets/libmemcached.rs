@@ -126,7 +126,19 @@ impl LibmemcachedOptions {
 /// # Errors
 /// As [`Topology::new`](crate::Topology::new) and [`Ring::with_scheme`].
 pub fn libmemcached(servers: &[MemcachedServer<'_>], options: LibmemcachedOptions) -> Result<Router> {
-    let topology = server_topology(servers, |s| s.weight.max(1))?;
+    libmemcached_within(servers, options, crate::Budget::MAX)
+}
+
+/// [`libmemcached`] within a work budget (checked before anything is allocated).
+///
+/// # Errors
+/// As [`libmemcached`], and [`crate::Error::TooManyPoints`] past the budget.
+pub fn libmemcached_within(
+    servers: &[MemcachedServer<'_>],
+    options: LibmemcachedOptions,
+    budget: crate::Budget,
+) -> Result<Router> {
+    let topology = server_topology(servers, budget, |s| s.weight.max(1))?;
     let names: Vec<Vec<u8>> = servers
         .iter()
         .map(|s| {

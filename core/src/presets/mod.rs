@@ -49,14 +49,16 @@ mod uhashring;
 
 pub use guava::{GuavaKey, guava};
 pub use jump::jump;
-pub use libmemcached::{LibmemcachedDistribution, LibmemcachedHash, LibmemcachedOptions, libmemcached};
+pub use libmemcached::{
+    LibmemcachedDistribution, LibmemcachedHash, LibmemcachedOptions, libmemcached, libmemcached_within,
+};
 pub use nginx::{Nginx, nginx};
 pub use npm_hashring::{NpmHashringOptions, npm_hashring};
 pub use pymemcache::{PymemcacheOptions, PymemcacheRendezvous, pymemcache_rendezvous};
 pub use python_hash_ring::python_hash_ring;
 pub use redis::{HashTagRule, RedisCluster, RedisClusterOptions, RedisNode, redis_cluster};
-pub use spymemcached::{SpymemcachedHash, SpymemcachedNodeKey, SpymemcachedOptions, spymemcached};
-pub use twemproxy::{Twemproxy, TwemproxyHash, TwemproxyOptions, twemproxy};
+pub use spymemcached::{SpymemcachedHash, SpymemcachedNodeKey, SpymemcachedOptions, spymemcached, spymemcached_within};
+pub use twemproxy::{Twemproxy, TwemproxyHash, TwemproxyOptions, twemproxy, twemproxy_within};
 pub use uhashring::{UhashringOptions, uhashring};
 
 /// The memcached default port, which several peers leave out of point names.
@@ -249,9 +251,15 @@ fn prefixes<'n>(names: impl IntoIterator<Item = &'n [u8]>, suffix: &[u8]) -> Box
     names.into_iter().map(|n| [n, suffix].concat().into_boxed_slice()).collect()
 }
 
-/// A topology of memcached servers with per-server weights chosen by the preset.
-fn server_topology(servers: &[MemcachedServer<'_>], weight: impl Fn(&MemcachedServer<'_>) -> u32) -> Result<Topology> {
-    Topology::new(servers.iter().map(|s| Node::new(s.id).with_weight(weight(s))).collect::<Vec<_>>())
+/// A topology of memcached servers with per-server weights chosen by the preset, and the
+/// work budget its router gets.
+fn server_topology(
+    servers: &[MemcachedServer<'_>],
+    budget: crate::Budget,
+    weight: impl Fn(&MemcachedServer<'_>) -> u32,
+) -> Result<Topology> {
+    Ok(Topology::new(servers.iter().map(|s| Node::new(s.id).with_weight(weight(s))).collect::<Vec<_>>())?
+        .with_budget(budget))
 }
 
 /// The same topology with every weight passed through `f` (ids and zones kept).
@@ -270,7 +278,7 @@ fn reweighted(topology: Topology, f: impl Fn(u32) -> u32) -> Result<Topology> {
             }
         })
         .collect();
-    Topology::new(nodes)
+    Ok(Topology::new(nodes)?.with_budget(topology.budget()))
 }
 
 /// `host:port` as text bytes.

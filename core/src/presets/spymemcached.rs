@@ -95,8 +95,20 @@ pub struct SpymemcachedOptions {
 /// # Errors
 /// As [`Topology::new`](crate::Topology::new) and [`Ring::with_scheme`].
 pub fn spymemcached(servers: &[MemcachedServer<'_>], options: SpymemcachedOptions) -> Result<Router> {
+    spymemcached_within(servers, options, crate::Budget::MAX)
+}
+
+/// [`spymemcached`] within a work budget (checked before anything is allocated).
+///
+/// # Errors
+/// As [`spymemcached`], and [`crate::Error::TooManyPoints`] past the budget.
+pub fn spymemcached_within(
+    servers: &[MemcachedServer<'_>],
+    options: SpymemcachedOptions,
+    budget: crate::Budget,
+) -> Result<Router> {
     let weighted = options.weighted;
-    let topology = server_topology(servers, |s| if weighted { s.weight } else { 1 })?;
+    let topology = server_topology(servers, budget, |s| if weighted { s.weight } else { 1 })?;
     let keys: Vec<Vec<u8>> = servers
         .iter()
         .map(|s| match (s.name, options.format) {

@@ -154,7 +154,19 @@ fn tagged(key: &[u8], open: u8, close: u8) -> &[u8] {
 /// formats it into an 86-byte buffer but hashes the untruncated length, reading past the
 /// buffer, so its points are undefined. As [`Ring::with_scheme`].
 pub fn twemproxy(servers: &[MemcachedServer<'_>], options: TwemproxyOptions) -> Result<Router> {
-    let topology = server_topology(servers, |s| s.weight)?;
+    twemproxy_within(servers, options, crate::Budget::MAX)
+}
+
+/// [`twemproxy`] within a work budget (checked before anything is allocated).
+///
+/// # Errors
+/// As [`twemproxy`], and [`crate::Error::TooManyPoints`] past the budget.
+pub fn twemproxy_within(
+    servers: &[MemcachedServer<'_>],
+    options: TwemproxyOptions,
+    budget: crate::Budget,
+) -> Result<Router> {
+    let topology = server_topology(servers, budget, |s| s.weight)?;
     let names: Vec<Vec<u8>> = servers
         .iter()
         .map(|s| match s.name {

@@ -9,7 +9,6 @@
 mod table;
 
 use alloc::boxed::Box;
-use alloc::vec;
 use alloc::vec::Vec;
 
 pub use table::{LookupRule, TieBreak};
@@ -125,6 +124,17 @@ impl PointScheme {
     }
 
     /// Names (digests) node `index` gets under this scheme.
+    /// An upper bound on the bytes hashed per name of node `index` (the name, its index in
+    /// decimal or little-endian, and for nginx's chain every point's 4 bytes of state).
+    fn name_bytes(&self, topology: &Topology, index: u32) -> u64 {
+        let id_len = topology.node(index).map_or(0, |n| n.id().len()) as u64;
+        match &self.placement {
+            PointPlacement::V1 => 8 + id_len,
+            PointPlacement::Named { prefixes, .. } => prefixes.get(index as usize).map_or(0, |p| p.len()) as u64 + 20,
+            PointPlacement::Crc32Chain { bases } => bases.get(index as usize).map_or(0, |b| b.len()) as u64 + 4,
+        }
+    }
+
     pub(crate) fn names_for(&self, topology: &Topology, index: u32) -> u64 {
         let Some(node) = topology.node(index) else {
             return 0;
@@ -205,15 +215,21 @@ impl Ring {
         if scheme.key_hash.bits() != scheme.point_bits() {
             return Err(Error::InvalidParameter("the key hash and the points differ in width"));
         }
-        let mut total: u64 = 0;
+        // The work, counted before anything is allocated or hashed: points, and the bytes of
+        // every name hashed to place them.
+        let budget = topology.budget();
+        let (mut total, mut hashed) = (0u64, 0u64);
         let mut reachable = 0u32;
         for i in 0..node_count {
-            let pts = scheme.names_for(&topology, i).saturating_mul(u64::from(per_name));
+            let names = scheme.names_for(&topology, i);
+            let pts = names.saturating_mul(u64::from(per_name));
             reachable += u32::from(pts > 0);
             total = total.saturating_add(pts);
+            hashed = hashed.saturating_add(names.saturating_mul(scheme.name_bytes(&topology, i)));
             if total > MAX_POINTS as u64 {
                 return Err(Error::TooManyPoints);
             }
+            budget.check_points(total, hashed)?;
         }
         if scheme.point_bits() == 128 {
             return Self::with_wide_points(topology, scheme, total as usize, reachable);
@@ -235,7 +251,7 @@ impl Ring {
         let PointPlacement::Named { prefixes, digest: NameDigest::Hash(h) } = &scheme.placement else {
             return Err(Error::InvalidParameter("128-bit points need named points with a 128-bit hash"));
         };
-        let mut points: Vec<(u64, u64, u32)> = Vec::with_capacity(total);
+        let mut points: Vec<(u64, u64, u32)> = crate::budget::try_with_capacity(total)?;
         let mut name = Vec::new();
         for (i, prefix) in (0..topology.len() as u32).zip(prefixes.iter()) {
             for k in 0..scheme.names_for(&topology, i) {
@@ -262,7 +278,7 @@ impl Ring {
                 emit(&[hi], o);
             }
         })?;
-        let mut low = vec![0u64; total];
+        let mut low = crate::budget::try_vec(total, 0u64)?;
         for (slot, &(_, lo, _)) in low.iter_mut().zip(&points) {
             *slot = lo;
         }

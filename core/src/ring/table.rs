@@ -152,7 +152,7 @@ impl PointTable {
         // Each partition, now small enough for the cache: count its points per bucket, place
         // them packed, and sort each bucket's run (a few points) while it is still cached.
         let owner_mask = owner_mask(low_bits);
-        let mut index = vec![0u32; buckets + 1];
+        let mut index = crate::budget::try_vec(buckets + 1, 0u32)?;
         let mut scratch: Vec<(u64, u32)> = Vec::new();
         let mut fill: Vec<u32> = Vec::new();
         for q in 0..part_start.len() - 1 {
@@ -428,8 +428,9 @@ where
         return None;
     }
     let cap = expected + 6 * expected.isqrt() + 16;
-    let mut slots = vec![u64::MAX; cap * parts + WINDOW];
-    let mut owners = vec![0u32; cap * parts];
+    // Room to spare is only a shortcut: when it cannot be had, the exact two-pass gather runs.
+    let mut slots = crate::budget::try_vec(cap * parts + WINDOW, u64::MAX).ok()?;
+    let mut owners = crate::budget::try_vec(cap * parts, 0u32).ok()?;
     let mut cursor: Vec<usize> = (0..parts).map(|q| q * cap).collect();
     let mut overflow = false;
     let mut seen = 0usize;
@@ -490,8 +491,8 @@ where
             *c += prev;
         }
     }
-    let mut slots = vec![u64::MAX; count + WINDOW];
-    let mut owners = vec![0u32; count];
+    let mut slots = crate::budget::try_vec(count + WINDOW, u64::MAX)?;
+    let mut owners = crate::budget::try_vec(count, 0u32)?;
     let mut cursor = part_start.clone();
     let mut consistent = true;
     generate(&mut |points, owner| {

@@ -266,6 +266,39 @@ export declare class IoError extends KeyrouteError {
 }
 
 /**
+ * The spec document is larger than the limit (`max_spec_bytes`). (`KR_SPEC_TOO_LARGE`, 24)
+ */
+export declare class SpecTooLargeError extends RangeError {
+  constructor(message?: string, options?: { cause?: unknown; keyIndex?: number })
+  readonly code: string
+  readonly errno: number
+  readonly kind: string
+  readonly category: ErrorCategory
+  readonly keyIndex?: number
+  static readonly code: "KR_SPEC_TOO_LARGE"
+  static readonly errno: 24
+}
+
+/**
+ * Memory for what the spec asks for could not be allocated. (`KR_OUT_OF_MEMORY`, 25)
+ */
+export declare class OutOfMemoryError extends KeyrouteError {
+  constructor(message?: string, options?: { cause?: unknown; keyIndex?: number })
+  static readonly code: "KR_OUT_OF_MEMORY"
+  static readonly errno: 25
+}
+
+/**
+ * A command-line argument the `keyroute` command cannot use (an unknown option, a missing value).
+ * (`KR_INVALID_ARGUMENT`, 26)
+ */
+export declare class InvalidArgumentError extends KeyrouteError {
+  constructor(message?: string, options?: { cause?: unknown; keyIndex?: number })
+  static readonly code: "KR_INVALID_ARGUMENT"
+  static readonly errno: 26
+}
+
+/**
  * A bug in keyroute caught at a language boundary (a panic); please report it. (`KR_INTERNAL`, 99)
  */
 export declare class InternalError extends KeyrouteError {
@@ -299,6 +332,9 @@ export declare const ERRORS_BY_CODE: {
   readonly KR_ROUTE_HASH_UNSUPPORTED: typeof RouteHashUnsupportedError
   readonly KR_INVALID_TYPE: typeof InvalidTypeError
   readonly KR_IO: typeof IoError
+  readonly KR_SPEC_TOO_LARGE: typeof SpecTooLargeError
+  readonly KR_OUT_OF_MEMORY: typeof OutOfMemoryError
+  readonly KR_INVALID_ARGUMENT: typeof InvalidArgumentError
   readonly KR_INTERNAL: typeof InternalError
 }
 

@@ -225,6 +225,34 @@ export class IoError extends KeyrouteError {
 define(IoError, "KR_IO", 23, "io", "io")
 
 /**
+ * The spec document is larger than the limit (`max_spec_bytes`). (`KR_SPEC_TOO_LARGE`, 24, category
+ * `range`)
+ */
+export class SpecTooLargeError extends RangeError {
+  constructor(message, options) {
+    super(message, options)
+    init(this, message, options?.keyIndex)
+  }
+}
+define(SpecTooLargeError, "KR_SPEC_TOO_LARGE", 24, "spec_too_large", "range")
+
+/**
+ * Memory for what the spec asks for could not be allocated. (`KR_OUT_OF_MEMORY`, 25, category
+ * `memory`)
+ */
+export class OutOfMemoryError extends KeyrouteError {
+}
+define(OutOfMemoryError, "KR_OUT_OF_MEMORY", 25, "out_of_memory", "memory")
+
+/**
+ * A command-line argument the `keyroute` command cannot use (an unknown option, a missing value).
+ * (`KR_INVALID_ARGUMENT`, 26, category `value`)
+ */
+export class InvalidArgumentError extends KeyrouteError {
+}
+define(InvalidArgumentError, "KR_INVALID_ARGUMENT", 26, "invalid_argument", "value")
+
+/**
  * A bug in keyroute caught at a language boundary (a panic); please report it. (`KR_INTERNAL`, 99,
  * category `internal`)
  */
@@ -265,6 +293,9 @@ export const ERRORS_BY_CODE = Object.freeze({
   KR_ROUTE_HASH_UNSUPPORTED: RouteHashUnsupportedError,
   KR_INVALID_TYPE: InvalidTypeError,
   KR_IO: IoError,
+  KR_SPEC_TOO_LARGE: SpecTooLargeError,
+  KR_OUT_OF_MEMORY: OutOfMemoryError,
+  KR_INVALID_ARGUMENT: InvalidArgumentError,
   KR_INTERNAL: InternalError,
 })
 

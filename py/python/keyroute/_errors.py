@@ -5,7 +5,7 @@ keyroute surface shares (C status codes, JS ``error.code``, vector files).
 
 Catch ``keyroute.Error`` for anything keyroute raises, a subclass for one kind, or the builtin
 its category names (``TypeError`` for wrong types, ``ValueError`` for bad values and ranges,
-``LookupError``, ``OSError``). ``code``, ``name`` and ``category`` are stable; messages are for
+``LookupError``, ``OSError``, ``MemoryError``). ``code``, ``name`` and ``category`` are stable; messages are for
 people and may change."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ class Error(Exception):
 
     ``code`` is the kind's stable numeric code, ``name`` its stable snake_case name and
     ``category`` the kind of mistake (``type``, ``value``, ``range``, ``lookup``, ``io``,
-    ``internal``).
+    ``memory``, ``internal``).
     """
 
     code: int = 0
@@ -238,6 +238,36 @@ class IoError(Error, OSError):
     category = "io"
 
 
+class SpecTooLargeError(Error, ValueError):
+    """The spec document is larger than the limit (`max_spec_bytes`). Code 24, ``spec_too_large``,
+    category ``range``.
+    """
+
+    code = 24
+    name = "spec_too_large"
+    category = "range"
+
+
+class OutOfMemoryError(Error, MemoryError):
+    """Memory for what the spec asks for could not be allocated. Code 25, ``out_of_memory``,
+    category ``memory``.
+    """
+
+    code = 25
+    name = "out_of_memory"
+    category = "memory"
+
+
+class InvalidArgumentError(Error, ValueError):
+    """A command-line argument the `keyroute` command cannot use (an unknown option, a missing
+    value). Code 26, ``invalid_argument``, category ``value``.
+    """
+
+    code = 26
+    name = "invalid_argument"
+    category = "value"
+
+
 class InternalError(Error, RuntimeError):
     """A bug in keyroute caught at a language boundary (a panic); please report it. Code 99,
     ``internal``, category ``internal``.
@@ -273,6 +303,9 @@ BY_CODE: Dict[int, Type[Error]] = {
     21: RouteHashUnsupportedError,
     22: InvalidTypeError,
     23: IoError,
+    24: SpecTooLargeError,
+    25: OutOfMemoryError,
+    26: InvalidArgumentError,
     99: InternalError,
 }
 
@@ -317,6 +350,9 @@ __all__ = [
     "RouteHashUnsupportedError",
     "InvalidTypeError",
     "IoError",
+    "SpecTooLargeError",
+    "OutOfMemoryError",
+    "InvalidArgumentError",
     "InternalError",
     "BY_CODE",
 ]
