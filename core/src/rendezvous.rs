@@ -64,13 +64,15 @@ impl Rendezvous {
     /// # Errors
     /// [`crate::Error::ReplicasExceedNodes`] when fewer nodes have a positive weight.
     pub fn replicas(&self, key: &[u8], out: &mut [u32]) -> Result<()> {
-        let mut ranked: Vec<(f64, u32)> = self
-            .nodes
-            .iter()
-            .enumerate()
-            .filter(|(_, (_, w))| *w > 0.0)
-            .map(|(i, &(seed, w))| (score(key, seed, w), i as u32))
-            .collect();
+        // One allocation: a filtered iterator's size is unknown, so collecting would regrow.
+        let mut ranked: Vec<(f64, u32)> = Vec::with_capacity(self.nodes.len());
+        ranked.extend(
+            self.nodes
+                .iter()
+                .enumerate()
+                .filter(|(_, (_, w))| *w > 0.0)
+                .map(|(i, &(seed, w))| (score(key, seed, w), i as u32)),
+        );
         ranked.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
         replicas::select(&self.topology, ranked.len(), out, || ranked.iter().map(|&(_, i)| i))
     }

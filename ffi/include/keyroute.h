@@ -197,19 +197,38 @@ const char *kr_status_name(uint32_t status);
 const char *kr_version(void);
 
 /**
- * Parses a topology spec (JSON, see `conformance/VECTORS.md`) and builds a router.
+ * Parses a topology spec (JSON, see `conformance/VECTORS.md`) and builds a router, under the
+ * default limits (`conformance/SPEC.md`, Limits).
  *
  * On success `*router` receives a new handle (release it with `kr_router_free`); on failure
  * it is left unchanged and no router is created.
  *
- * Errors: any code a spec can produce (`KR_INVALID_JSON`, `KR_INVALID_SPEC`,
- * `KR_UNKNOWN_ALGORITHM`, `KR_DUPLICATE_NODE_ID`, …), `KR_INVALID_UTF8`, `KR_NULL_POINTER`.
+ * Errors: any code a spec can produce (`KR_SPEC_TOO_LARGE`, `KR_INVALID_UTF8`,
+ * `KR_INVALID_JSON`, `KR_TOO_MANY_NODES`, `KR_INVALID_SPEC`, `KR_UNKNOWN_ALGORITHM`,
+ * `KR_DUPLICATE_NODE_ID`, `KR_TOO_MANY_POINTS`, …), `KR_OUT_OF_MEMORY`, `KR_NULL_POINTER`.
  *
  * # Safety
  * `json` must point to `json_len` readable bytes (it may be NULL only when `json_len` is 0);
  * `router` must be NULL or point to writable storage for one pointer.
  */
 kr_status kr_router_from_json(const char *json, size_t json_len, kr_router **router);
+
+/**
+ * As `kr_router_from_json`, under other limits: `limits_json` is a JSON object of the limits to
+ * change (`{"max_points": 8388608}`; the others keep their defaults), or NULL for the defaults.
+ * A service that must accept larger topologies raises a limit here, explicitly.
+ *
+ * Errors: as `kr_router_from_json`; `KR_INVALID_JSON` or `KR_INVALID_PARAMETER` for limits
+ * that are malformed, unknown or above the ceiling.
+ *
+ * # Safety
+ * As `kr_router_from_json`; `limits_json` must be NULL or point to `limits_len` readable bytes.
+ */
+kr_status kr_router_from_json_with_limits(const char *json,
+                                          size_t json_len,
+                                          const char *limits_json,
+                                          size_t limits_len,
+                                          kr_router **router);
 
 /**
  * Releases a router handle. NULL is ignored. Other handles to the same router (from
@@ -303,7 +322,11 @@ kr_status kr_route_batch(const kr_router *router,
 /**
  * Writes `count` distinct nodes for `key` into `nodes[0..count]`, in preference order
  * (`nodes[0]` is the owner), spread over distinct zones first when nodes carry zones.
- * Allocates nothing.
+ *
+ * Allocates nothing for the ring-based algorithms and presets, Maglev and slot tables when
+ * `count` is at most 32. Rendezvous, multi-probe and `pymemcache-rendezvous` rank every node
+ * for the key (one scratch allocation of one entry per node, freed before returning), and a
+ * `count` above 32 tracks the chosen nodes in a scratch set of one byte per node.
  *
  * Errors: `KR_REPLICAS_UNSUPPORTED` (jump, modulo, presets whose peer defines no order),
  * `KR_REPLICAS_EXCEED_NODES`, `KR_INVALID_KEY`, `KR_NULL_POINTER`.

@@ -17,8 +17,10 @@
 //!   NUL-terminated. Text handed back (node ids, canonical JSON) is a span that borrows from the
 //!   router and stays valid as long as the router handle it came from.
 //! - After a failure, `kr_last_error_message()` describes it (thread-local).
-//! - Lookups (`kr_route`, `kr_route_id`, `kr_route_batch`, `kr_replicas`, `kr_slot`, the
-//!   accessors) allocate nothing and take no lock. A failing call allocates its message.
+//! - Lookups (`kr_route`, `kr_route_id`, `kr_route_batch`, `kr_slot`, the accessors) allocate
+//!   nothing and take no lock; `kr_replicas` takes no lock and allocates only scratch for the
+//!   algorithms that rank every node, or for more than 32 replicas (its doc says when). A
+//!   failing call allocates its message.
 //! - A `kr_router` is immutable and may be used by many threads at once; a `kr_shared_router`
 //!   swaps in a new router atomically while other threads keep routing.
 

@@ -5,18 +5,20 @@ use std::cell::Cell;
 use std::ffi::c_char;
 use std::sync::Arc;
 
-use keyroute_bindings::{ErrorCode, Router};
+use keyroute_bindings::{ErrorCode, Limits, Router};
 
-use crate::boundary::{bytes, call, error, get_mut, router, router_handle, text, too_long, utf16};
+use crate::boundary::{bytes, call, error, get_mut, optional_text, router, router_handle, too_long, utf16};
 use crate::{KrKey, KrRouter, KrStatus};
 
-/// Parses a topology spec (JSON, see `conformance/VECTORS.md`) and builds a router.
+/// Parses a topology spec (JSON, see `conformance/VECTORS.md`) and builds a router, under the
+/// default limits (`conformance/SPEC.md`, Limits).
 ///
 /// On success `*router` receives a new handle (release it with `kr_router_free`); on failure
 /// it is left unchanged and no router is created.
 ///
-/// Errors: any code a spec can produce (`KR_INVALID_JSON`, `KR_INVALID_SPEC`,
-/// `KR_UNKNOWN_ALGORITHM`, `KR_DUPLICATE_NODE_ID`, …), `KR_INVALID_UTF8`, `KR_NULL_POINTER`.
+/// Errors: any code a spec can produce (`KR_SPEC_TOO_LARGE`, `KR_INVALID_UTF8`,
+/// `KR_INVALID_JSON`, `KR_TOO_MANY_NODES`, `KR_INVALID_SPEC`, `KR_UNKNOWN_ALGORITHM`,
+/// `KR_DUPLICATE_NODE_ID`, `KR_TOO_MANY_POINTS`, …), `KR_OUT_OF_MEMORY`, `KR_NULL_POINTER`.
 ///
 /// # Safety
 /// `json` must point to `json_len` readable bytes (it may be NULL only when `json_len` is 0);
@@ -29,8 +31,37 @@ pub unsafe extern "C" fn kr_router_from_json(
 ) -> KrStatus {
     call(|| {
         let out = unsafe { get_mut(router, "router") }?;
-        let json = unsafe { text(json, json_len, "json") }?;
-        *out = router_handle(Arc::new(Router::from_json(json)?));
+        let json = unsafe { bytes(json.cast::<u8>(), json_len, "json") }?;
+        *out = router_handle(Arc::new(Router::from_bytes(json, &Limits::DEFAULT)?));
+        Ok(())
+    })
+}
+
+/// As `kr_router_from_json`, under other limits: `limits_json` is a JSON object of the limits to
+/// change (`{"max_points": 8388608}`; the others keep their defaults), or NULL for the defaults.
+/// A service that must accept larger topologies raises a limit here, explicitly.
+///
+/// Errors: as `kr_router_from_json`; `KR_INVALID_JSON` or `KR_INVALID_PARAMETER` for limits
+/// that are malformed, unknown or above the ceiling.
+///
+/// # Safety
+/// As `kr_router_from_json`; `limits_json` must be NULL or point to `limits_len` readable bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn kr_router_from_json_with_limits(
+    json: *const c_char,
+    json_len: usize,
+    limits_json: *const c_char,
+    limits_len: usize,
+    router: *mut *mut KrRouter,
+) -> KrStatus {
+    call(|| {
+        let out = unsafe { get_mut(router, "router") }?;
+        let json = unsafe { bytes(json.cast::<u8>(), json_len, "json") }?;
+        let limits = match unsafe { optional_text(limits_json, limits_len, "limits_json") }? {
+            Some(text) => Limits::from_json(text)?,
+            None => Limits::DEFAULT,
+        };
+        *out = router_handle(Arc::new(Router::from_bytes(json, &limits)?));
         Ok(())
     })
 }
@@ -263,7 +294,11 @@ unsafe fn span<'a, T>(ptr: *const T, len: usize, what: &str) -> Result<&'a [T], 
 
 /// Writes `count` distinct nodes for `key` into `nodes[0..count]`, in preference order
 /// (`nodes[0]` is the owner), spread over distinct zones first when nodes carry zones.
-/// Allocates nothing.
+///
+/// Allocates nothing for the ring-based algorithms and presets, Maglev and slot tables when
+/// `count` is at most 32. Rendezvous, multi-probe and `pymemcache-rendezvous` rank every node
+/// for the key (one scratch allocation of one entry per node, freed before returning), and a
+/// `count` above 32 tracks the chosen nodes in a scratch set of one byte per node.
 ///
 /// Errors: `KR_REPLICAS_UNSUPPORTED` (jump, modulo, presets whose peer defines no order),
 /// `KR_REPLICAS_EXCEED_NODES`, `KR_INVALID_KEY`, `KR_NULL_POINTER`.

@@ -40,7 +40,7 @@ fn allocations() -> u64 {
 
 fn router(json: &str) -> *mut KrRouter {
     let mut r = std::ptr::null_mut();
-    assert_eq!(unsafe { kr_router_from_json(json.as_ptr().cast(), json.len(), &mut r) }, 0);
+    assert_eq!(unsafe { kr_router_from_json(json.as_ptr().cast(), json.len(), &mut r) }, 0, "{json}");
     r
 }
 
@@ -61,6 +61,41 @@ fn lookups_allocate_nothing() {
     assert_eq!(unsafe { kr_route_batch(r, spans.as_ptr(), spans.len(), out.as_mut_ptr(), out.len()) }, 0);
     assert_eq!(allocations(), before, "a successful lookup allocated");
     unsafe { kr_router_free(r) };
+}
+
+/// `kr_replicas` allocates exactly when its doc says: never for rings, Maglev and slot tables
+/// with up to 32 replicas; one scratch ranking for the algorithms that rank every node; one
+/// scratch set above 32 replicas. Every algorithm and preset that has replicas is covered.
+#[test]
+fn replicas_allocate_only_where_documented() {
+    let ranked = ["rendezvous", "multi-probe", "pymemcache-rendezvous"];
+    let mut covered = 0;
+    for algorithm in keyroute_bindings::registry::algorithms().filter(|a| a.supports.replicas) {
+        // The algorithm's own example, with 40 nodes.
+        let mut spec: serde_json::Value = serde_json::from_str(algorithm.example).unwrap();
+        let host = algorithm.node_fields.contains(&keyroute_bindings::registry::NodeField::Host);
+        spec["nodes"] = (0..40)
+            .map(|i| match host {
+                true => serde_json::json!({ "id": format!("10.0.0.{i}:11211"), "host": format!("10.0.0.{i}"), "port": 11211 }),
+                false => serde_json::json!({ "id": format!("10.0.0.{i}") }),
+            })
+            .collect();
+        let r = router(&spec.to_string());
+        for count in [1usize, 3, 32, 33, 40] {
+            let mut out = vec![0u32; count];
+            let keys: Vec<String> = (0..100).map(|i| format!("user:{i}")).collect();
+            let before = allocations();
+            for k in &keys {
+                assert_eq!(unsafe { kr_replicas(r, k.as_ptr(), k.len(), out.as_mut_ptr(), count) }, 0);
+            }
+            let per_call = (allocations() - before) / 100;
+            let expected = u64::from(ranked.contains(&algorithm.name)) + u64::from(count > 32);
+            assert_eq!(per_call, expected, "{} with {count} replicas", algorithm.name);
+        }
+        unsafe { kr_router_free(r) };
+        covered += 1;
+    }
+    assert!(covered >= 10, "only {covered} algorithms with replicas");
 }
 
 #[test]
