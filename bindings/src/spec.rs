@@ -130,9 +130,11 @@ impl Spec {
             .map_err(|e| Error::new(ErrorCode::InvalidUtf8, format!("the spec is not UTF-8: {e}")))?;
         let outline: Outline = serde_json::from_str(text).map_err(json_error)?;
         outline.check(limits)?;
-        let spec: Spec = serde_json::from_str(text).map_err(|e| match e.classify() {
-            serde_json::error::Category::Data => Error::new(ErrorCode::InvalidSpec, e.to_string()),
-            _ => json_error(e),
+        // The first pass proved the syntax, so what fails now is the shape (or text with no
+        // UTF-8 form, if an escape the first pass skipped holds a lone surrogate).
+        let spec: Spec = serde_json::from_str(text).map_err(|e| match json_error(e) {
+            e if e.code() == ErrorCode::InvalidUtf8 => e,
+            e => Error::new(ErrorCode::InvalidSpec, e.message()),
         })?;
         spec.check_version()?;
         Ok(spec)

@@ -78,18 +78,19 @@ fn for_each_key(keys: &Bound<'_, PyAny>, mut f: impl FnMut(usize, &[u8]) -> PyRe
     if keys.is_instance_of::<PyString>() || keys.is_instance_of::<PyBytes>() || keys.is_instance_of::<PyByteArray>() {
         return Err(not_a_batch("a single "));
     }
-    // Nothing below runs Python code (except to build an error, after which reading stops), so
-    // the sequence cannot change while it is read.
-    let owned;
-    let seq = if keys.is_instance_of::<PyList>() || keys.is_instance_of::<PyTuple>() {
-        keys
-    } else {
+    if !(keys.is_instance_of::<PyList>() || keys.is_instance_of::<PyTuple>()) {
+        // Any other iterable is read one key at a time, so a huge or endless one fails at its
+        // first bad key, and never costs memory for keys not yet read.
         let iter = keys.try_iter().map_err(|_| not_a_batch(""))?;
-        // SAFETY: `iter` is a live iterator; PySequence_List returns a new reference or NULL
-        // with the iterator's exception set.
-        owned = unsafe { Bound::from_owned_ptr_or_err(py, ffi::PySequence_List(iter.as_ptr()))? };
-        &owned
-    };
+        for (i, item) in iter.enumerate() {
+            let item = item?;
+            f(i, &key_bytes(&item).map_err(|e| with_index(py, e, i))?)?;
+        }
+        return Ok(());
+    }
+    // Nothing below runs Python code (except to build an error, after which reading stops), so
+    // the list or tuple cannot change while it is read.
+    let seq = keys;
     let is_list = seq.is_instance_of::<PyList>();
     for i in 0..seq.len()? {
         // SAFETY: `seq` is a list or tuple with more than `i` items (nothing runs that could
@@ -133,12 +134,18 @@ fn for_each_key(keys: &Bound<'_, PyAny>, mut f: impl FnMut(usize, &[u8]) -> PyRe
 /// bytes) with its position in the message.
 pub(crate) fn hashes(keys: &Bound<'_, PyAny>, hasher: keyroute_bindings::KeyHasher<'_>) -> PyResult<Vec<u64>> {
     let py = keys.py();
-    let mut out = Vec::with_capacity(keys.len().unwrap_or(0));
+    let mut out = Vec::with_capacity(capacity_hint(keys));
     for_each_key(keys, |i, key| {
         out.push(hasher.hash(key).map_err(|e| with_index(py, errors::to_py(py, &e), i))?);
         Ok(())
     })?;
     Ok(out)
+}
+
+/// Room to reserve for a batch's results: its length when it has one, but at most 64 Ki keys
+/// (a `range(10**12)` claims a length it never delivers; past the hint, vectors grow).
+fn capacity_hint(keys: &Bound<'_, PyAny>) -> usize {
+    keys.len().unwrap_or(0).min(1 << 16)
 }
 
 /// Many keys copied into one buffer, so they can be routed with the GIL released while other
@@ -154,7 +161,7 @@ impl KeyBatch {
     /// # Errors
     /// As [`for_each_key`].
     pub(crate) fn collect(keys: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let hint = keys.len().unwrap_or(0);
+        let hint = capacity_hint(keys);
         let mut batch = Self { bytes: Vec::with_capacity(hint * 16), ends: Vec::with_capacity(hint) };
         for_each_key(keys, |_, key| {
             batch.bytes.extend_from_slice(key);

@@ -10,9 +10,9 @@ mod router;
 mod shared;
 mod transition;
 
-use keyroute_bindings::NodeSpec;
+use keyroute_bindings::{Limits, NodeSpec};
 use pyo3::prelude::*;
-use pyo3::types::PyString;
+use pyo3::types::{PyDict, PyString};
 
 /// `(code, name, category, description)` of every error kind, in numeric order (the one error
 /// table).
@@ -31,6 +31,15 @@ fn parse_server(py: Python<'_>, address: &Bound<'_, PyString>) -> PyResult<(Stri
     Ok((node.host.unwrap_or_default(), node.port.unwrap_or_default()))
 }
 
+/// `limits` as a dict of its fields.
+fn limits_dict<'py>(py: Python<'py>, limits: &Limits) -> PyResult<Bound<'py, PyDict>> {
+    let dict = PyDict::new(py);
+    for (name, value) in limits.fields() {
+        dict.set_item(name, value)?;
+    }
+    Ok(dict)
+}
+
 /// The native layer of the `keyroute` package.
 #[pymodule]
 #[pyo3(name = "_native")]
@@ -44,5 +53,7 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(analysis::diff, m)?)?;
     m.add_function(wrap_pyfunction!(error_table, m)?)?;
     m.add_function(wrap_pyfunction!(parse_server, m)?)?;
+    m.add("LIMITS", limits_dict(m.py(), &Limits::DEFAULT)?)?;
+    m.add("LIMITS_CEILING", limits_dict(m.py(), &Limits::CEILING)?)?;
     Ok(())
 }

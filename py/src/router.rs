@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use keyroute_bindings::{ErrorCode, Router};
+use keyroute_bindings::{ErrorCode, Limits, Router};
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyByteArray, PyBytes, PyInt, PyList, PyString, PyTuple};
@@ -76,10 +76,11 @@ impl PyRouter {
         Ok(self.inner.slot(&key))
     }
 
-    /// Builds a router from spec JSON text, or wraps a router handle.
+    /// Builds a router from spec JSON text (under `limits`, JSON of the limits to change), or
+    /// wraps a router handle.
     #[new]
-    #[pyo3(signature = (spec, /))]
-    fn new(py: Python<'_>, spec: &Bound<'_, PyAny>) -> PyResult<Self> {
+    #[pyo3(signature = (spec, /, limits=None))]
+    fn new(py: Python<'_>, spec: &Bound<'_, PyAny>, limits: Option<&Bound<'_, PyString>>) -> PyResult<Self> {
         if let Ok(handle) = spec.cast::<RouterHandle>() {
             return Ok(Self::wrap(py, Arc::clone(&handle.get().0)));
         }
@@ -88,13 +89,25 @@ impl PyRouter {
             let message = format!("a spec must be a mapping or JSON text, not {kind}");
             return Err(errors::wrong_type(py, &message));
         };
+        let limits = match limits {
+            Some(text) => {
+                let text = std::str::from_utf8(keys::utf8(text)?).unwrap_or_default();
+                Limits::from_json(text).map_err(|e| errors::to_py(py, &e))?
+            }
+            None => Limits::DEFAULT,
+        };
+        // Size first, as everywhere: a str longer in characters than the limit is longer still
+        // in UTF-8 bytes, and need not be encoded to be refused.
+        let chars = text.len()?;
+        if let Err(e) = limits.check_spec_bytes(chars, "the spec") {
+            return Err(errors::to_py(py, &e));
+        }
+        // The spec's UTF-8 (a lone surrogate has none: invalid_utf8), then the shared order.
         let text = keys::utf8(text)?;
         // Building a large ring takes milliseconds: let other threads run meanwhile.
-        let built = py.detach(|| std::str::from_utf8(text).map_err(|_| ()).map(Router::from_json));
-        match built {
-            Ok(Ok(router)) => Ok(Self::wrap(py, Arc::new(router))),
-            Ok(Err(e)) => Err(errors::to_py(py, &e)),
-            Err(()) => Err(errors::by_code(py, ErrorCode::InvalidUtf8, "the spec is not UTF-8")),
+        match py.detach(|| Router::from_bytes(text, &limits)) {
+            Ok(router) => Ok(Self::wrap(py, Arc::new(router))),
+            Err(e) => Err(errors::to_py(py, &e)),
         }
     }
 

@@ -219,7 +219,7 @@ from __future__ import annotations
 from typing import Literal, Optional, Union
 
 from ._nodes import Nodes, Servers, SlotRanges, bucket_list, make_spec, node_list, server_list, slot_list
-from ._router import Router
+from ._router import Limits, Router
 
 "#,
     );
@@ -236,6 +236,7 @@ from ._router import Router
             }
         }
         signature.push("version: int = 0".into());
+        signature.push("limits: Optional[Limits] = None".into());
         let dict = params
             .iter()
             .map(|p| format!("{}: {}", quoted(&p.name), a.keyword(&p.name)))
@@ -256,8 +257,9 @@ from ._router import Router
             out.push_str(&format!("    ) -> {}:\n", a.class_name));
         }
         out.push_str(&format!(
-            "        spec = make_spec({}, {convert}({arg}), {{{dict}}}, version)\n        return super().__new__(cls, spec)\n\n",
-            quoted(a.name)
+            "        spec = make_spec({}, {convert}({arg}{}), {{{dict}}}, version)\n        return super().__new__(cls, spec, limits=limits)\n\n",
+            quoted(a.name),
+            if a.nodes == NodeForm::Buckets { ", limits" } else { "" },
         ));
     }
     out.push_str("\n__all__ = [\n");
@@ -310,7 +312,7 @@ from ._algorithms import (
     out.push_str(
         r#")
 from ._nodes import Nodes, Servers, SlotRanges
-from ._router import Key, NodeSpec, Router, SharedRouter, Spec, Transition
+from ._router import LIMITS, LIMITS_CEILING, Key, Limits, NodeSpec, Router, SharedRouter, Spec, Transition
 
 __version__: str = _native.__version__
 
@@ -342,6 +344,10 @@ __all__ = [
     "SlotRanges",
     "NodeSpec",
     "Spec",
+    # limits
+    "Limits",
+    "LIMITS",
+    "LIMITS_CEILING",
     # errors
     "BY_CODE",
 "#,

@@ -24,8 +24,10 @@ pub fn shared_keys() -> Vec<(String, Vec<u8>)> {
         .collect()
 }
 
-/// The key bytes of a case: `key` (UTF-8 text), `key_hex`, or `key_utf16` (UTF-16 text, read
-/// by the bindings' key text policy, which refuses a lone surrogate).
+/// The key bytes of a case: `key` (UTF-8 text), `key_hex`, `key_repeat` (text too long to
+/// store: see [`repeat`]) or `key_utf16` (UTF-16 text, read by the bindings' key text policy,
+/// which refuses a lone surrogate). `None` for no key, or a `key_type` case (a key of a type
+/// a typed language cannot pass: the dynamic surfaces run those).
 pub fn case_key(case: &Value) -> Option<keyroute_bindings::Result<Vec<u8>>> {
     if let Some(k) = case.get("key").and_then(Value::as_str) {
         return Some(Ok(k.as_bytes().to_vec()));
@@ -33,6 +35,9 @@ pub fn case_key(case: &Value) -> Option<keyroute_bindings::Result<Vec<u8>>> {
     if let Some(units) = case.get("key_utf16").and_then(Value::as_array) {
         let units: Vec<u16> = units.iter().filter_map(Value::as_u64).map(|u| u as u16).collect();
         return Some(keyroute_bindings::keys::utf16_key(&units));
+    }
+    if let Some(r) = case.get("key_repeat") {
+        return Some(Ok(repeat(r)));
     }
     case.get("key_hex").and_then(Value::as_str).map(|h| Ok(hex_decode(h)))
 }
@@ -48,4 +53,45 @@ pub fn key_field(key: &[u8]) -> (&'static str, Value) {
 
 pub fn hex_decode(s: &str) -> Vec<u8> {
     (0..s.len() / 2).map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).expect("hex key")).collect()
+}
+
+/// The spec bytes of a case that carries its own: `spec` (a JSON value, written as compact
+/// JSON), `spec_json` (raw text), `spec_hex` (raw bytes) or `spec_repeat` (`head` + `unit`
+/// repeated `times` times + `tail`, for documents too large to store). `None` when the case
+/// uses its file's spec, or gives only `spec_toml` (read by the CLI alone).
+pub fn case_spec_bytes(case: &Value) -> Option<Vec<u8>> {
+    if let Some(spec) = case.get("spec") {
+        return Some(spec.to_string().into_bytes());
+    }
+    if let Some(text) = case.get("spec_json").and_then(Value::as_str) {
+        return Some(text.as_bytes().to_vec());
+    }
+    if let Some(hex) = case.get("spec_hex").and_then(Value::as_str) {
+        return Some(hex_decode(hex));
+    }
+    case.get("spec_repeat").map(repeat)
+}
+
+/// `head` + `unit` × `times` + `tail` (absent parts are empty): text, or hex when `hex` is
+/// true.
+pub fn repeat(r: &Value) -> Vec<u8> {
+    let hex = r.get("hex").and_then(Value::as_bool).unwrap_or(false);
+    let part = |name: &str| {
+        let s = r.get(name).and_then(Value::as_str).unwrap_or("");
+        if hex { hex_decode(s) } else { s.as_bytes().to_vec() }
+    };
+    let times = r.get("times").and_then(Value::as_u64).unwrap_or(0) as usize;
+    let (head, unit, tail) = (part("head"), part("unit"), part("tail"));
+    let mut out = Vec::with_capacity(head.len() + unit.len() * times + tail.len());
+    out.extend_from_slice(&head);
+    for _ in 0..times {
+        out.extend_from_slice(&unit);
+    }
+    out.extend_from_slice(&tail);
+    out
+}
+
+/// The limits a case is built under: its `limits` object as JSON text, if it has one.
+pub fn case_limits(case: &Value) -> Option<String> {
+    case.get("limits").map(Value::to_string)
 }

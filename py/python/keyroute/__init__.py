@@ -73,7 +73,7 @@ from ._errors import (
     ZeroTotalWeightError,
 )
 from ._nodes import Nodes, Servers, SlotRanges
-from ._router import Key, NodeSpec, Router, SharedRouter, Spec, Transition
+from ._router import LIMITS, LIMITS_CEILING, Key, Limits, NodeSpec, Router, SharedRouter, Spec, Transition
 
 __version__: str = _native.__version__
 
@@ -116,6 +116,10 @@ __all__ = [
     "SlotRanges",
     "NodeSpec",
     "Spec",
+    # limits
+    "Limits",
+    "LIMITS",
+    "LIMITS_CEILING",
     # errors
     "BY_CODE",
     "BufferTooSmallError",

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Literal, Optional, Union
 
 from ._nodes import Nodes, Servers, SlotRanges, bucket_list, make_spec, node_list, server_list, slot_list
-from ._router import Router
+from ._router import Limits, Router
 
 
 class Ring(Router):
@@ -27,9 +27,16 @@ class Ring(Router):
 
     __slots__ = ()
 
-    def __new__(cls, nodes: Nodes, *, points: Optional[int] = None, version: int = 0) -> Ring:
+    def __new__(
+        cls,
+        nodes: Nodes,
+        *,
+        points: Optional[int] = None,
+        version: int = 0,
+        limits: Optional[Limits] = None,
+    ) -> Ring:
         spec = make_spec("ring", node_list(nodes), {"points_per_weight": points}, version)
-        return super().__new__(cls, spec)
+        return super().__new__(cls, spec, limits=limits)
 
 
 class Jump(Router):
@@ -54,9 +61,10 @@ class Jump(Router):
         *,
         key_hash: Optional[Literal["xxh3", "u64be"]] = None,
         version: int = 0,
+        limits: Optional[Limits] = None,
     ) -> Jump:
-        spec = make_spec("jump", bucket_list(nodes), {"key_hash": key_hash}, version)
-        return super().__new__(cls, spec)
+        spec = make_spec("jump", bucket_list(nodes, limits), {"key_hash": key_hash}, version)
+        return super().__new__(cls, spec, limits=limits)
 
 
 class Rendezvous(Router):
@@ -69,9 +77,9 @@ class Rendezvous(Router):
 
     __slots__ = ()
 
-    def __new__(cls, nodes: Nodes, *, version: int = 0) -> Rendezvous:
+    def __new__(cls, nodes: Nodes, *, version: int = 0, limits: Optional[Limits] = None) -> Rendezvous:
         spec = make_spec("rendezvous", node_list(nodes), {}, version)
-        return super().__new__(cls, spec)
+        return super().__new__(cls, spec, limits=limits)
 
 
 class Maglev(Router):
@@ -89,9 +97,16 @@ class Maglev(Router):
 
     __slots__ = ()
 
-    def __new__(cls, nodes: Nodes, *, table_size: Optional[int] = None, version: int = 0) -> Maglev:
+    def __new__(
+        cls,
+        nodes: Nodes,
+        *,
+        table_size: Optional[int] = None,
+        version: int = 0,
+        limits: Optional[Limits] = None,
+    ) -> Maglev:
         spec = make_spec("maglev", node_list(nodes), {"table_size": table_size}, version)
-        return super().__new__(cls, spec)
+        return super().__new__(cls, spec, limits=limits)
 
 
 class Slots(Router):
@@ -109,9 +124,16 @@ class Slots(Router):
 
     __slots__ = ()
 
-    def __new__(cls, nodes: Nodes, *, count: Optional[int] = None, version: int = 0) -> Slots:
+    def __new__(
+        cls,
+        nodes: Nodes,
+        *,
+        count: Optional[int] = None,
+        version: int = 0,
+        limits: Optional[Limits] = None,
+    ) -> Slots:
         spec = make_spec("slots", node_list(nodes), {"count": count}, version)
-        return super().__new__(cls, spec)
+        return super().__new__(cls, spec, limits=limits)
 
 
 class MultiProbe(Router):
@@ -129,9 +151,16 @@ class MultiProbe(Router):
 
     __slots__ = ()
 
-    def __new__(cls, nodes: Nodes, *, probes: Optional[int] = None, version: int = 0) -> MultiProbe:
+    def __new__(
+        cls,
+        nodes: Nodes,
+        *,
+        probes: Optional[int] = None,
+        version: int = 0,
+        limits: Optional[Limits] = None,
+    ) -> MultiProbe:
         spec = make_spec("multi-probe", node_list(nodes), {"probes": probes}, version)
-        return super().__new__(cls, spec)
+        return super().__new__(cls, spec, limits=limits)
 
 
 class Modulo(Router):
@@ -143,9 +172,15 @@ class Modulo(Router):
 
     __slots__ = ()
 
-    def __new__(cls, nodes: Union[int, Nodes], *, version: int = 0) -> Modulo:
-        spec = make_spec("modulo", bucket_list(nodes), {}, version)
-        return super().__new__(cls, spec)
+    def __new__(
+        cls,
+        nodes: Union[int, Nodes],
+        *,
+        version: int = 0,
+        limits: Optional[Limits] = None,
+    ) -> Modulo:
+        spec = make_spec("modulo", bucket_list(nodes, limits), {}, version)
+        return super().__new__(cls, spec, limits=limits)
 
 
 class Libmemcached(Router):
@@ -182,9 +217,10 @@ class Libmemcached(Router):
         hash: Optional[Literal["one_at_a_time", "md5", "crc", "fnv1_64", "fnv1a_64", "fnv1_32", "fnv1a_32", "hsieh", "murmur", "jenkins"]] = None,
         weighted: Optional[bool] = None,
         version: int = 0,
+        limits: Optional[Limits] = None,
     ) -> Libmemcached:
         spec = make_spec("libmemcached", server_list(servers), {"distribution": distribution, "hash": hash, "weighted": weighted}, version)
-        return super().__new__(cls, spec)
+        return super().__new__(cls, spec, limits=limits)
 
 
 class Spymemcached(Router):
@@ -217,9 +253,10 @@ class Spymemcached(Router):
         hash: Optional[Literal["ketama", "native", "crc", "fnv1_64", "fnv1a_64", "fnv1_32", "fnv1a_32"]] = None,
         weighted: Optional[bool] = None,
         version: int = 0,
+        limits: Optional[Limits] = None,
     ) -> Spymemcached:
         spec = make_spec("spymemcached", server_list(servers), {"format": format, "hash": hash, "weighted": weighted}, version)
-        return super().__new__(cls, spec)
+        return super().__new__(cls, spec, limits=limits)
 
 
 class Uhashring(Router):
@@ -250,9 +287,10 @@ class Uhashring(Router):
         replicas: Optional[int] = None,
         vnodes: Optional[int] = None,
         version: int = 0,
+        limits: Optional[Limits] = None,
     ) -> Uhashring:
         spec = make_spec("uhashring", node_list(nodes), {"mode": mode, "replicas": replicas, "vnodes": vnodes}, version)
-        return super().__new__(cls, spec)
+        return super().__new__(cls, spec, limits=limits)
 
 
 class NpmHashring(Router):
@@ -283,9 +321,10 @@ class NpmHashring(Router):
         replicas: Optional[int] = None,
         vnode_count: Optional[int] = None,
         version: int = 0,
+        limits: Optional[Limits] = None,
     ) -> NpmHashring:
         spec = make_spec("npm-hashring", node_list(nodes), {"default_port": default_port, "replicas": replicas, "vnode_count": vnode_count}, version)
-        return super().__new__(cls, spec)
+        return super().__new__(cls, spec, limits=limits)
 
 
 class PythonHashRing(Router):
@@ -297,9 +336,9 @@ class PythonHashRing(Router):
 
     __slots__ = ()
 
-    def __new__(cls, nodes: Nodes, *, version: int = 0) -> PythonHashRing:
+    def __new__(cls, nodes: Nodes, *, version: int = 0, limits: Optional[Limits] = None) -> PythonHashRing:
         spec = make_spec("python-hash-ring", node_list(nodes), {}, version)
-        return super().__new__(cls, spec)
+        return super().__new__(cls, spec, limits=limits)
 
 
 class Nginx(Router):
@@ -312,9 +351,9 @@ class Nginx(Router):
 
     __slots__ = ()
 
-    def __new__(cls, nodes: Nodes, *, version: int = 0) -> Nginx:
+    def __new__(cls, nodes: Nodes, *, version: int = 0, limits: Optional[Limits] = None) -> Nginx:
         spec = make_spec("nginx", node_list(nodes), {}, version)
-        return super().__new__(cls, spec)
+        return super().__new__(cls, spec, limits=limits)
 
 
 class Twemproxy(Router):
@@ -343,9 +382,10 @@ class Twemproxy(Router):
         hash: Optional[Literal["one_at_a_time", "md5", "crc16", "crc32", "crc32a", "fnv1_64", "fnv1a_64", "fnv1_32", "fnv1a_32", "hsieh", "murmur", "jenkins"]] = None,
         hash_tag: Optional[str] = None,
         version: int = 0,
+        limits: Optional[Limits] = None,
     ) -> Twemproxy:
         spec = make_spec("twemproxy", server_list(servers), {"hash": hash, "hash_tag": hash_tag}, version)
-        return super().__new__(cls, spec)
+        return super().__new__(cls, spec, limits=limits)
 
 
 class Guava(Router):
@@ -368,9 +408,10 @@ class Guava(Router):
         *,
         key_hash: Optional[Literal["u64be", "murmur3_128"]] = None,
         version: int = 0,
+        limits: Optional[Limits] = None,
     ) -> Guava:
-        spec = make_spec("guava", bucket_list(nodes), {"key_hash": key_hash}, version)
-        return super().__new__(cls, spec)
+        spec = make_spec("guava", bucket_list(nodes, limits), {"key_hash": key_hash}, version)
+        return super().__new__(cls, spec, limits=limits)
 
 
 class RedisCluster(Router):
@@ -395,9 +436,10 @@ class RedisCluster(Router):
         *,
         tag_rule: Optional[Literal["redis", "cluster_key_slot"]] = None,
         version: int = 0,
+        limits: Optional[Limits] = None,
     ) -> RedisCluster:
         spec = make_spec("redis-cluster", slot_list(slots), {"tag_rule": tag_rule}, version)
-        return super().__new__(cls, spec)
+        return super().__new__(cls, spec, limits=limits)
 
 
 class PymemcacheRendezvous(Router):
@@ -415,9 +457,16 @@ class PymemcacheRendezvous(Router):
 
     __slots__ = ()
 
-    def __new__(cls, nodes: Nodes, *, seed: Optional[int] = None, version: int = 0) -> PymemcacheRendezvous:
+    def __new__(
+        cls,
+        nodes: Nodes,
+        *,
+        seed: Optional[int] = None,
+        version: int = 0,
+        limits: Optional[Limits] = None,
+    ) -> PymemcacheRendezvous:
         spec = make_spec("pymemcache-rendezvous", node_list(nodes), {"seed": seed}, version)
-        return super().__new__(cls, spec)
+        return super().__new__(cls, spec, limits=limits)
 
 
 __all__ = [

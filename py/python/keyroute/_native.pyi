@@ -3,12 +3,14 @@
 Checked against the built module by ``mypy.stubtest`` in py/test.sh.
 """
 
-from typing import Iterable, List, Optional, Tuple, final
+from typing import Dict, Iterable, List, Optional, Tuple, final
 
 from typing_extensions import Self, disjoint_base
 
 __all__ = [
     "__version__",
+    "LIMITS",
+    "LIMITS_CEILING",
     "Router",
     "RouterHandle",
     "SharedRouter",
@@ -20,6 +22,8 @@ __all__ = [
 ]
 
 __version__: str
+LIMITS: Dict[str, int]
+LIMITS_CEILING: Dict[str, int]
 
 def error_table() -> List[Tuple[int, str, str, str]]: ...
 def parse_server(address: str, /) -> Tuple[str, int]: ...
@@ -28,7 +32,7 @@ class RouterHandle: ...
 
 @disjoint_base
 class Router:
-    def __new__(cls, spec: str | RouterHandle, /) -> Self: ...
+    def __new__(cls, spec: str | RouterHandle, /, limits: Optional[str] = None) -> Self: ...
     def route(self, key: str | bytes | bytearray, /) -> str: ...
     def route_index(self, key: str | bytes | bytearray, /) -> int: ...
     def route_hash(self, hash: int, /) -> str: ...

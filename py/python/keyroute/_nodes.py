@@ -3,10 +3,10 @@ native layer validates everything), and the spec a constructor builds."""
 
 from __future__ import annotations
 
-from typing import Any, Dict, Iterable, List, Mapping, Tuple, Union
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple, Union
 
 from . import _native
-from ._errors import InvalidSpecError, InvalidTypeError
+from ._errors import InvalidSpecError, InvalidTypeError, TooManyNodesError
 from ._router import NodeSpec
 
 #: Nodes: ``{id: weight}``, or a sequence of ids and/or node mappings (``{"id": ..., "weight":
@@ -37,11 +37,20 @@ def node_list(nodes: Nodes) -> List[Dict[str, Any]]:
     return [{"id": n} if isinstance(n, str) else dict(n) if isinstance(n, Mapping) else n for n in items]
 
 
-def bucket_list(nodes: Union[int, Nodes]) -> List[Dict[str, Any]]:
-    """Nodes for bucket algorithms: ``n`` gives buckets with ids ``"0"`` … ``"n-1"``."""
+def bucket_list(nodes: Union[int, Nodes], limits: Optional[Mapping[str, int]] = None) -> List[Dict[str, Any]]:
+    """Nodes for bucket algorithms: ``n`` gives buckets with ids ``"0"`` … ``"n-1"``.
+
+    A count above the node limit (``limits["max_nodes"]``, else the default) is refused before
+    any bucket is made: ``Jump(2**40)`` fails at once instead of building a trillion dicts.
+    """
     if isinstance(nodes, bool):
         raise InvalidTypeError("nodes must be a bucket count or nodes, not a bool")
     if isinstance(nodes, int):
+        max_nodes = _native.LIMITS["max_nodes"]
+        if limits is not None and isinstance(limits.get("max_nodes"), int):
+            max_nodes = limits["max_nodes"]
+        if nodes > max_nodes:
+            raise TooManyNodesError(f"{nodes} nodes, above the limit of {max_nodes}")
         return [{"id": str(i)} for i in range(nodes)]
     return node_list(nodes)
 

@@ -65,6 +65,40 @@ class Spec(_SpecRequired, total=False):
     version: int
 
 
+class Limits(TypedDict, total=False):
+    """What a spec may ask of the process that builds it (``conformance/SPEC.md``, Limits).
+
+    Pass only the limits to change; the others keep their defaults (``keyroute.LIMITS``), and
+    none may exceed ``keyroute.LIMITS_CEILING``. A spec over one is refused before anything is
+    built, with ``SpecTooLargeError``, ``TooManyNodesError``, ``TooManyPointsError`` or
+    ``TableSizeOutOfRangeError``.
+    """
+
+    max_spec_bytes: int
+    max_nodes: int
+    max_points: int
+    max_hashed_bytes: int
+    max_table_entries: int
+
+
+#: The default limits (a copy for reading: changing it changes nothing).
+LIMITS: Dict[str, int] = dict(_native.LIMITS)
+#: The most any limit can be raised to.
+LIMITS_CEILING: Dict[str, int] = dict(_native.LIMITS_CEILING)
+
+
+def limits_json(limits: Union[Limits, Mapping[str, int], None]) -> Union[str, None]:
+    """``limits`` as JSON for the native layer (which validates it), or None for the defaults."""
+    if limits is None:
+        return None
+    if not isinstance(limits, Mapping):
+        raise InvalidTypeError(f"limits must be a mapping of limit names to integers, not {type(limits).__name__}")
+    try:
+        return json.dumps(dict(limits), allow_nan=False)
+    except (TypeError, ValueError) as e:
+        raise InvalidTypeError(f"limits cannot be written as JSON: {e}") from e
+
+
 _R = TypeVar("_R", bound="Router")
 
 
@@ -94,20 +128,27 @@ class Router(_native.Router):
 
     __slots__ = ()
 
-    def __new__(cls: Type[_R], spec: Union[Spec, Mapping[str, Any], str, _native.RouterHandle]) -> _R:
+    def __new__(
+        cls: Type[_R],
+        spec: Union[Spec, Mapping[str, Any], str, _native.RouterHandle],
+        *,
+        limits: Union[Limits, Mapping[str, int], None] = None,
+    ) -> _R:
         if isinstance(spec, Mapping):
             spec = spec_json(spec)
-        return super().__new__(cls, spec)
+        return super().__new__(cls, spec, limits_json(limits))
 
     @classmethod
-    def from_json(cls, text: str) -> Router:
-        """A router from spec JSON text."""
-        return Router(text)
+    def from_json(cls, text: str, *, limits: Union[Limits, Mapping[str, int], None] = None) -> Router:
+        """A router from spec JSON text (under ``limits``, the limits to change)."""
+        return Router(text, limits=limits)
 
     @classmethod
-    def from_spec(cls, spec: Union[Spec, Mapping[str, Any]]) -> Router:
-        """A router from a spec mapping."""
-        return Router(spec)
+    def from_spec(
+        cls, spec: Union[Spec, Mapping[str, Any]], *, limits: Union[Limits, Mapping[str, int], None] = None
+    ) -> Router:
+        """A router from a spec mapping (under ``limits``, the limits to change)."""
+        return Router(spec, limits=limits)
 
     @property
     def spec(self) -> Dict[str, Any]:
@@ -156,13 +197,21 @@ class Router(_native.Router):
         )
 
     def __reduce__(self) -> Any:
-        return (Router, (self.canonical_json,))
+        # The same class back (a Ring stays a Ring), rebuilt from the canonical spec.
+        return (_restore, (type(self), self.canonical_json))
 
     def __copy__(self: _R) -> _R:
         return self
 
     def __deepcopy__(self: _R, memo: Any) -> _R:
         return self
+
+
+def _restore(cls: Type[_R], canonical_json: str) -> _R:
+    """Unpickles a router: the spec it was built from, under the ceiling limits (a pickle is
+    trusted input, and the router was built once already, under whatever limits its builder
+    chose)."""
+    return Router.__new__(cls, canonical_json, limits=LIMITS_CEILING)
 
 
 class SharedRouter(_native.SharedRouter):
