@@ -302,7 +302,7 @@ fn key_plan(args: &PlanArgs, t: &Transition, path: &Path) -> Result<()> {
             if args.json {
                 let k = match std::str::from_utf8(key) {
                     Ok(text) => json!({ "key": text, "from": from, "to": to }),
-                    Err(_) => json!({ "key_hex": route::show(key), "from": from, "to": to }),
+                    Err(_) => json!({ "key_hex": route::hex(key), "from": from, "to": to }),
                 };
                 let _ = writeln!(buf, "{k}");
             } else {

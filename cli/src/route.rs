@@ -4,6 +4,7 @@
 //! and appends `key`, then a precomputed `\t<id>\n`, to an output block written with one
 //! locked `write_all` per MiB: no allocation and no formatting per key.
 
+use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::path::PathBuf;
 
@@ -198,11 +199,59 @@ fn locate(keys: &[&[u8]], first_line: u64, e: &keyroute_bindings::Error) -> CliE
     }
 }
 
-/// A key for a message: its text, shortened, or hex when it is not UTF-8.
+/// Characters of a key shown in a message.
+const SHOWN: usize = 60;
+
+/// A key for a message: its text, shortened, or hex when it is not UTF-8. Only the start of a
+/// long key is formatted, so naming a hostile line of a gigabyte costs what naming `k` does.
 pub fn show(key: &[u8]) -> String {
     let s = match std::str::from_utf8(key) {
-        Ok(t) => format!("{t:?}"),
-        Err(_) => key.iter().map(|b| format!("{b:02x}")).collect::<String>(),
+        // SHOWN + 1 characters quote to more than SHOWN: the cut below falls where it would
+        // on the whole key.
+        Ok(t) => format!("{:?}", t.char_indices().nth(SHOWN + 1).map_or(t, |(i, _)| &t[..i])),
+        Err(_) => hex(&key[..key.len().min(SHOWN / 2 + 1)]),
     };
-    if s.chars().count() > 60 { format!("{}…", s.chars().take(60).collect::<String>()) } else { s }
+    if s.chars().count() > SHOWN { format!("{}…", s.chars().take(SHOWN).collect::<String>()) } else { s }
+}
+
+/// Bytes as lowercase hex, whole.
+pub fn hex(bytes: &[u8]) -> String {
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        let _ = write!(s, "{b:02x}");
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What `show` printed when it formatted the whole key.
+    fn whole(key: &[u8]) -> String {
+        let s = match std::str::from_utf8(key) {
+            Ok(t) => format!("{t:?}"),
+            Err(_) => key.iter().map(|b| format!("{b:02x}")).collect::<String>(),
+        };
+        if s.chars().count() > 60 { format!("{}…", s.chars().take(60).collect::<String>()) } else { s }
+    }
+
+    #[test]
+    fn show_formats_only_the_start_and_shows_the_same() {
+        let mut keys: Vec<Vec<u8>> = Vec::new();
+        for n in [0, 1, 29, 30, 31, 32, 58, 59, 60, 61, 62, 63, 200] {
+            keys.push(vec![b'k'; n]);
+            keys.push(vec![0xff; n]);
+            keys.push("é\"\n".repeat(n).into_bytes());
+            keys.push(vec![b'\t'; n]);
+            let mut odd = vec![b'a'; n];
+            odd.push(0xc3);
+            keys.push(odd);
+        }
+        for key in &keys {
+            assert_eq!(show(key), whole(key), "{key:?}");
+        }
+        assert_eq!(hex(&[0, 0xab, 0xff]), "00abff");
+        assert_eq!(show(&vec![0xff; 1 << 20]).chars().count(), SHOWN + 1);
+    }
 }

@@ -172,6 +172,37 @@ fn plan_lists_moved_keys_streaming() {
 }
 
 #[test]
+fn plan_json_gives_long_keys_that_are_not_utf8_in_full_hex() {
+    let (a, b) = (router(THREE), router(FOUR));
+    // 40 bytes, not UTF-8: longer than a message shows a key (it once came out cut, with "…").
+    let keys: Vec<Vec<u8>> = (0..=255u8)
+        .filter(|&i| i != b'\n' && i != b'\r')
+        .map(|i| {
+            let mut k = vec![0xff; 39];
+            k.push(i);
+            k
+        })
+        .collect();
+    let mut stdin = Vec::new();
+    for k in &keys {
+        stdin.extend_from_slice(k);
+        stdin.push(b'\n');
+    }
+    let out = ok(&["plan", THREE, FOUR, "--keys", "-", "--json"], &stdin);
+    let rows: Vec<Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let want: Vec<Value> = keys
+        .iter()
+        .filter_map(|k| {
+            let (x, y) = (a.route_id(k).unwrap(), b.route_id(k).unwrap());
+            let hex: String = k.iter().map(|b| format!("{b:02x}")).collect();
+            (x != y).then(|| serde_json::json!({ "key_hex": hex, "from": x, "to": y }))
+        })
+        .collect();
+    assert!(!want.is_empty());
+    assert_eq!(rows, want);
+}
+
+#[test]
 fn balance_is_exact_per_point_count_and_plots() {
     let json: Value =
         serde_json::from_str(&ok(&["balance", "-t", FIVE_TOML, "--points", "10,500", "--json"], b"")).unwrap();

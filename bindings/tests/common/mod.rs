@@ -81,14 +81,7 @@ pub fn repeat(r: &Value) -> Vec<u8> {
         if hex { hex_decode(s) } else { s.as_bytes().to_vec() }
     };
     let times = r.get("times").and_then(Value::as_u64).unwrap_or(0) as usize;
-    let (head, unit, tail) = (part("head"), part("unit"), part("tail"));
-    let mut out = Vec::with_capacity(head.len() + unit.len() * times + tail.len());
-    out.extend_from_slice(&head);
-    for _ in 0..times {
-        out.extend_from_slice(&unit);
-    }
-    out.extend_from_slice(&tail);
-    out
+    [part("head"), part("unit").repeat(times), part("tail")].concat()
 }
 
 /// The limits a case is built under: its `limits` object as JSON text, if it has one.
