@@ -14,6 +14,7 @@ use crate::{Error, ErrorCode, Result};
 
 /// The limits a spec is built under.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct Limits {
     /// Largest spec document, in bytes (`spec_too_large`).
@@ -111,6 +112,24 @@ impl Limits {
             ));
         }
         Ok(())
+    }
+}
+
+#[cfg(feature = "schema")]
+impl Limits {
+    /// `(name, description, default, ceiling)` of every limit, for generated docs.
+    #[must_use]
+    pub fn table() -> Vec<(&'static str, String, u64, u64)> {
+        let schema = crate::registry::schema_settings().into_generator().root_schema_for::<Limits>().to_value();
+        Self::DEFAULT
+            .fields()
+            .into_iter()
+            .zip(Self::CEILING.fields())
+            .map(|((name, default), (_, ceiling))| {
+                let doc = schema["properties"][name]["description"].as_str().unwrap_or_default().to_string();
+                (name, doc, default, ceiling)
+            })
+            .collect()
     }
 }
 

@@ -264,10 +264,13 @@ fn algorithms_js() -> String {
     let mut out = String::from(HEADER);
     out.push_str(
         r#"// A constructor per algorithm and peer preset: each builds a spec (options → parameters by the
-// registry's keywords) and hands it to `Router`, so the native layer validates it and fills in
-// every default.
+// registry's keywords) and hands it to `Router` with the options that are not parameters
+// (`limits`), so the native layer validates it and fills in every default.
 
-/** The constructors over `Router`; `forms` turns each node form into a spec's `nodes`. */
+/**
+ * The constructors over `Router`; `forms` turns each node form into a spec's `nodes`, and
+ * `forms.args` makes `Router`'s arguments from a constructor's.
+ */
 export function definePresets(Router, forms) {
 "#,
     );
@@ -281,7 +284,7 @@ export function definePresets(Router, forms) {
             .join(", ");
         out.push_str(&jsdoc(&class_doc(a), "  "));
         out.push_str(&format!(
-            "  class {cls} extends Router {{\n    constructor({arg}, options) {{\n      super(forms.makeSpec({name}, forms.{form}({arg}), {{ {keywords} }}, options))\n    }}\n  }}\n",
+            "  class {cls} extends Router {{\n    constructor({arg}, options) {{\n      super(...forms.args({name}, forms.{form}, {arg}, {{ {keywords} }}, options))\n    }}\n  }}\n",
             cls = a.class_name,
             name = quoted(a.name),
             form = a.nodes.name(),
@@ -312,7 +315,7 @@ export function definePresets(Router, forms) {
 
 fn algorithms_dts() -> String {
     let mut out = String::from(HEADER);
-    out.push_str("import type { Nodes, Router, Servers, SlotRanges, Spec } from '../../index.js'\n\n");
+    out.push_str("import type { Limits, Nodes, Router, Servers, SlotRanges, Spec } from '../../index.js'\n\n");
     out.push_str(
         "/** Every algorithm and preset: its spec name, constructor, origin and a small spec that builds. */\n",
     );
@@ -330,7 +333,8 @@ fn algorithms_dts() -> String {
             out.push_str(&format!("  {}{optional}: {}\n", option_name(a, p), ts_type(p)));
         }
         out.push_str(
-            "  /** The view's version (monotone per topology; 0 when unversioned). */\n  version?: number\n}\n\n",
+            "  /** The view's version (monotone per topology; 0 when unversioned). */\n  version?: number\n  \
+             /** The limits to change for this router (not a spec parameter; see `LIMITS`). */\n  limits?: Limits\n}\n\n",
         );
         out.push_str(&jsdoc(&class_doc(a), ""));
         let required = params.iter().any(|p| p.required);
@@ -351,7 +355,7 @@ fn entry(what: &str, backend: &str) -> String {
          // entry point (`node/lib/api.js`).\n\n\
          import * as backend from '{backend}'\nimport {{ makeApi }} from './api.js'\n\n\
          const api = makeApi(backend)\n\n\
-         export const {{ Router, Transition, diff, redisSlot, errorTable }} = api\n\
+         export const {{ Router, Transition, diff, redisSlot, errorTable, LIMITS, LIMITS_CEILING }} = api\n\
          export {{ ALGORITHMS }} from './generated/algorithms.js'\n"
     ));
     for chunk in presets.chunks(8) {
