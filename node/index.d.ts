@@ -31,6 +31,37 @@ export interface Spec {
   version?: number
 }
 
+/**
+ * What a spec may ask of the process that builds it (conformance/SPEC.md, Limits). Pass only the
+ * limits to change; the others keep their defaults (`LIMITS`), and none may exceed
+ * `LIMITS_CEILING` (else `InvalidParameterError`). A spec over one is refused before anything is
+ * built: `SpecTooLargeError`, `TooManyNodesError`, `TooManyPointsError`,
+ * `TableSizeOutOfRangeError`.
+ */
+export interface Limits {
+  /** Largest spec document, in bytes (UTF-8). Default 8 MiB. */
+  max_spec_bytes?: number
+  /** Most nodes. Default 16,384. */
+  max_nodes?: number
+  /** Most ring points over all nodes and weights (ring-based algorithms and presets). */
+  max_points?: number
+  /** Most bytes hashed to place those points (long node ids cannot multiply the work). */
+  max_hashed_bytes?: number
+  /** Most entries of a lookup table (Maglev's table, a slot table). */
+  max_table_entries?: number
+}
+
+/** The default limits (frozen). */
+export declare const LIMITS: Readonly<Required<Limits>>
+/** The most each limit can be raised to (frozen). */
+export declare const LIMITS_CEILING: Readonly<Required<Limits>>
+
+/** Options of `Router`. */
+export interface RouterOptions {
+  /** The limits to change for this router (see `LIMITS`). */
+  limits?: Limits
+}
+
 /** Nodes: `{id: weight}`, a `Map` of id to weight, or an iterable of ids and node objects. */
 export type Nodes = Record<string, number> | Map<string, number> | Iterable<string | NodeSpec>
 
@@ -95,12 +126,16 @@ export interface Diff {
 }
 
 /**
- * A router: which node owns a key. Immutable. Build one from a spec (an object or its JSON
- * text), or with the constructors `Ring`, `Jump`, `Maglev`, … and the peer presets
- * (`Libmemcached`, `NpmHashring`, …), which are subclasses.
+ * A router: which node owns a key. Immutable. Build one from a spec (an object, its JSON text,
+ * or that text's bytes), or with the constructors `Ring`, `Jump`, `Maglev`, … and the peer
+ * presets (`Libmemcached`, `NpmHashring`, …), which are subclasses.
  */
 export declare class Router {
-  constructor(spec: Spec | string)
+  /**
+   * A router from `spec`: an object, JSON text, or its bytes (a `Buffer` or `Uint8Array`: the
+   * size is checked before the encoding), under `options.limits`.
+   */
+  constructor(spec: Spec | string | Uint8Array, options?: RouterOptions)
   /** The id of the node that owns `key`. */
   route(key: Key): string
   /** The position (in `nodes`) of the node that owns `key`. */

@@ -125,9 +125,9 @@ error_table! {
     DuplicateNodeId = 5, "duplicate_node_id", Value;
     /// Every node has weight 0.
     ZeroTotalWeight = 6, "zero_total_weight", Value;
-    /// More nodes than the core allows.
+    /// More nodes than the limits allow (`max_nodes`).
     TooManyNodes = 7, "too_many_nodes", Range;
-    /// The ring would need more points than the core allows.
+    /// The ring would need more points, or hash more bytes placing them, than the limits allow (`max_points`, `max_hashed_bytes`).
     TooManyPoints = 8, "too_many_points", Range;
     /// A node id is empty or too long.
     InvalidNodeId = 9, "invalid_node_id", Value;
@@ -139,7 +139,7 @@ error_table! {
     ReplicasUnsupported = 12, "replicas_unsupported", Value;
     /// A Maglev table size that is not prime.
     TableSizeNotPrime = 13, "table_size_not_prime", Value;
-    /// A table size out of range for the topology.
+    /// A table size out of range for the topology, or past the limit (`max_table_entries`).
     TableSizeOutOfRange = 14, "table_size_out_of_range", Range;
     /// A parameter outside its documented range, or inconsistent with the rest of the spec.
     InvalidParameter = 15, "invalid_parameter", Value;

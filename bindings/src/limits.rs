@@ -126,7 +126,8 @@ impl Limits {
             .into_iter()
             .zip(Self::CEILING.fields())
             .map(|((name, default), (_, ceiling))| {
-                let doc = schema["properties"][name]["description"].as_str().unwrap_or_default().to_string();
+                let doc = schema.pointer(&format!("/properties/{name}/description")).and_then(|d| d.as_str());
+                let doc = doc.unwrap_or_default().to_string();
                 (name, doc, default, ceiling)
             })
             .collect()

@@ -60,7 +60,9 @@ impl fmt::Display for Error {
             Self::DuplicateNodeId { index } => write!(f, "node {index} repeats an earlier node id"),
             Self::ZeroTotalWeight => f.write_str("the total weight of the nodes is zero"),
             Self::TooManyNodes => write!(f, "more than {} nodes", crate::MAX_NODES),
-            Self::TooManyPoints => write!(f, "the ring would need more than {} points", crate::MAX_POINTS),
+            Self::TooManyPoints => {
+                f.write_str("the ring would need more points, or hash more bytes to place them, than its limits allow")
+            }
             Self::InvalidNodeId { index } => {
                 write!(f, "node {index} has an empty id or one longer than {} bytes", crate::MAX_ID_LEN)
             }

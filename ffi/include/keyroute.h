@@ -41,9 +41,12 @@ enum kr_status_code {
   KR_DUPLICATE_NODE_ID = 5,
   /** Every node has weight 0. (`zero_total_weight`, category value) */
   KR_ZERO_TOTAL_WEIGHT = 6,
-  /** More nodes than the core allows. (`too_many_nodes`, category range) */
+  /** More nodes than the limits allow (`max_nodes`). (`too_many_nodes`, category range) */
   KR_TOO_MANY_NODES = 7,
-  /** The ring would need more points than the core allows. (`too_many_points`, category range) */
+  /**
+   * The ring would need more points, or hash more bytes placing them, than the limits allow
+   * (`max_points`, `max_hashed_bytes`). (`too_many_points`, category range)
+   */
   KR_TOO_MANY_POINTS = 8,
   /** A node id is empty or too long. (`invalid_node_id`, category value) */
   KR_INVALID_NODE_ID = 9,
@@ -58,7 +61,10 @@ enum kr_status_code {
   KR_REPLICAS_UNSUPPORTED = 12,
   /** A Maglev table size that is not prime. (`table_size_not_prime`, category value) */
   KR_TABLE_SIZE_NOT_PRIME = 13,
-  /** A table size out of range for the topology. (`table_size_out_of_range`, category range) */
+  /**
+   * A table size out of range for the topology, or past the limit (`max_table_entries`).
+   * (`table_size_out_of_range`, category range)
+   */
   KR_TABLE_SIZE_OUT_OF_RANGE = 14,
   /**
    * A parameter outside its documented range, or inconsistent with the rest of the spec.

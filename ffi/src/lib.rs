@@ -77,4 +77,6 @@ pub struct KrKey {
 }
 
 #[cfg(test)]
+mod miri_tests;
+#[cfg(test)]
 mod tests;

@@ -28,6 +28,7 @@ __export(index_exports, {
   EmptyTopologyError: () => EmptyTopologyError,
   Guava: () => Guava,
   InternalError: () => InternalError,
+  InvalidArgumentError: () => InvalidArgumentError,
   InvalidJsonError: () => InvalidJsonError,
   InvalidKeyError: () => InvalidKeyError,
   InvalidNodeIdError: () => InvalidNodeIdError,
@@ -38,6 +39,8 @@ __export(index_exports, {
   IoError: () => IoError,
   Jump: () => Jump,
   KeyrouteError: () => KeyrouteError,
+  LIMITS: () => LIMITS,
+  LIMITS_CEILING: () => LIMITS_CEILING,
   Libmemcached: () => Libmemcached,
   Maglev: () => Maglev,
   Modulo: () => Modulo,
@@ -46,6 +49,7 @@ __export(index_exports, {
   NodeOutOfRangeError: () => NodeOutOfRangeError,
   NpmHashring: () => NpmHashring,
   NullPointerError: () => NullPointerError,
+  OutOfMemoryError: () => OutOfMemoryError,
   PymemcacheRendezvous: () => PymemcacheRendezvous,
   PythonHashRing: () => PythonHashRing,
   RedisCluster: () => RedisCluster,
@@ -56,6 +60,7 @@ __export(index_exports, {
   RouteHashUnsupportedError: () => RouteHashUnsupportedError,
   Router: () => Router,
   Slots: () => Slots,
+  SpecTooLargeError: () => SpecTooLargeError,
   Spymemcached: () => Spymemcached,
   TableSizeNotPrimeError: () => TableSizeNotPrimeError,
   TableSizeOutOfRangeError: () => TableSizeOutOfRangeError,
@@ -82,6 +87,7 @@ __export(native_exports, {
   diff: () => diff,
   errorTable: () => errorTable,
   handleOf: () => handleOf,
+  limitTable: () => limitTable,
   parseServer: () => parseServer,
   redisSlot: () => redisSlot,
   routeIndex: () => routeIndex
@@ -98,7 +104,7 @@ try {
     { cause: e }
   );
 }
-var { NativeRouter, NativeTransition, diff, errorTable, parseServer, redisSlot } = addon;
+var { NativeRouter, NativeTransition, diff, errorTable, limitTable, parseServer, redisSlot } = addon;
 var routeIndex = addon.routeIndexFunction();
 var handleOf = (router) => router.handle();
 
@@ -106,87 +112,87 @@ var handleOf = (router) => router.handle();
 function definePresets(Router2, forms) {
   class Ring2 extends Router2 {
     constructor(nodes, options) {
-      super(forms.makeSpec("ring", forms.nodes(nodes), { points: "points_per_weight" }, options));
+      super(...forms.args("ring", forms.nodes, nodes, { points: "points_per_weight" }, options));
     }
   }
   class Jump2 extends Router2 {
     constructor(nodes, options) {
-      super(forms.makeSpec("jump", forms.buckets(nodes), { keyHash: "key_hash" }, options));
+      super(...forms.args("jump", forms.buckets, nodes, { keyHash: "key_hash" }, options));
     }
   }
   class Rendezvous2 extends Router2 {
     constructor(nodes, options) {
-      super(forms.makeSpec("rendezvous", forms.nodes(nodes), {}, options));
+      super(...forms.args("rendezvous", forms.nodes, nodes, {}, options));
     }
   }
   class Maglev2 extends Router2 {
     constructor(nodes, options) {
-      super(forms.makeSpec("maglev", forms.nodes(nodes), { tableSize: "table_size" }, options));
+      super(...forms.args("maglev", forms.nodes, nodes, { tableSize: "table_size" }, options));
     }
   }
   class Slots2 extends Router2 {
     constructor(nodes, options) {
-      super(forms.makeSpec("slots", forms.nodes(nodes), { count: "count" }, options));
+      super(...forms.args("slots", forms.nodes, nodes, { count: "count" }, options));
     }
   }
   class MultiProbe2 extends Router2 {
     constructor(nodes, options) {
-      super(forms.makeSpec("multi-probe", forms.nodes(nodes), { probes: "probes" }, options));
+      super(...forms.args("multi-probe", forms.nodes, nodes, { probes: "probes" }, options));
     }
   }
   class Modulo2 extends Router2 {
     constructor(nodes, options) {
-      super(forms.makeSpec("modulo", forms.buckets(nodes), {}, options));
+      super(...forms.args("modulo", forms.buckets, nodes, {}, options));
     }
   }
   class Libmemcached2 extends Router2 {
     constructor(servers, options) {
-      super(forms.makeSpec("libmemcached", forms.servers(servers), { distribution: "distribution", hash: "hash", weighted: "weighted" }, options));
+      super(...forms.args("libmemcached", forms.servers, servers, { distribution: "distribution", hash: "hash", weighted: "weighted" }, options));
     }
   }
   class Spymemcached2 extends Router2 {
     constructor(servers, options) {
-      super(forms.makeSpec("spymemcached", forms.servers(servers), { format: "format", hash: "hash", weighted: "weighted" }, options));
+      super(...forms.args("spymemcached", forms.servers, servers, { format: "format", hash: "hash", weighted: "weighted" }, options));
     }
   }
   class Uhashring2 extends Router2 {
     constructor(nodes, options) {
-      super(forms.makeSpec("uhashring", forms.nodes(nodes), { mode: "mode", replicas: "replicas", vnodes: "vnodes" }, options));
+      super(...forms.args("uhashring", forms.nodes, nodes, { mode: "mode", replicas: "replicas", vnodes: "vnodes" }, options));
     }
   }
   class NpmHashring2 extends Router2 {
     constructor(nodes, options) {
-      super(forms.makeSpec("npm-hashring", forms.nodes(nodes), { defaultPort: "default_port", replicas: "replicas", vnodeCount: "vnode_count" }, options));
+      super(...forms.args("npm-hashring", forms.nodes, nodes, { defaultPort: "default_port", replicas: "replicas", vnodeCount: "vnode_count" }, options));
     }
   }
   class PythonHashRing2 extends Router2 {
     constructor(nodes, options) {
-      super(forms.makeSpec("python-hash-ring", forms.nodes(nodes), {}, options));
+      super(...forms.args("python-hash-ring", forms.nodes, nodes, {}, options));
     }
   }
   class Nginx2 extends Router2 {
     constructor(nodes, options) {
-      super(forms.makeSpec("nginx", forms.nodes(nodes), {}, options));
+      super(...forms.args("nginx", forms.nodes, nodes, {}, options));
     }
   }
   class Twemproxy2 extends Router2 {
     constructor(servers, options) {
-      super(forms.makeSpec("twemproxy", forms.servers(servers), { hash: "hash", hashTag: "hash_tag" }, options));
+      super(...forms.args("twemproxy", forms.servers, servers, { hash: "hash", hashTag: "hash_tag" }, options));
     }
   }
   class Guava2 extends Router2 {
     constructor(nodes, options) {
-      super(forms.makeSpec("guava", forms.buckets(nodes), { keyHash: "key_hash" }, options));
+      super(...forms.args("guava", forms.buckets, nodes, { keyHash: "key_hash" }, options));
     }
   }
   class RedisCluster2 extends Router2 {
     constructor(slots, options) {
-      super(forms.makeSpec("redis-cluster", forms.slot_ranges(slots), { tagRule: "tag_rule" }, options));
+      super(...forms.args("redis-cluster", forms.slot_ranges, slots, { tagRule: "tag_rule" }, options));
     }
   }
   class PymemcacheRendezvous2 extends Router2 {
     constructor(nodes, options) {
-      super(forms.makeSpec("pymemcache-rendezvous", forms.nodes(nodes), { seed: "seed" }, options));
+      super(...forms.args("pymemcache-rendezvous", forms.nodes, nodes, { seed: "seed" }, options));
     }
   }
   return { Ring: Ring2, Jump: Jump2, Rendezvous: Rendezvous2, Maglev: Maglev2, Slots: Slots2, MultiProbe: MultiProbe2, Modulo: Modulo2, Libmemcached: Libmemcached2, Spymemcached: Spymemcached2, Uhashring: Uhashring2, NpmHashring: NpmHashring2, PythonHashRing: PythonHashRing2, Nginx: Nginx2, Twemproxy: Twemproxy2, Guava: Guava2, RedisCluster: RedisCluster2, PymemcacheRendezvous: PymemcacheRendezvous2 };
@@ -219,6 +225,7 @@ __export(errors_exports, {
   ERRORS_BY_CODE: () => ERRORS_BY_CODE,
   EmptyTopologyError: () => EmptyTopologyError,
   InternalError: () => InternalError,
+  InvalidArgumentError: () => InvalidArgumentError,
   InvalidJsonError: () => InvalidJsonError,
   InvalidKeyError: () => InvalidKeyError,
   InvalidNodeIdError: () => InvalidNodeIdError,
@@ -230,9 +237,11 @@ __export(errors_exports, {
   KeyrouteError: () => KeyrouteError,
   NodeOutOfRangeError: () => NodeOutOfRangeError,
   NullPointerError: () => NullPointerError,
+  OutOfMemoryError: () => OutOfMemoryError,
   ReplicasExceedNodesError: () => ReplicasExceedNodesError,
   ReplicasUnsupportedError: () => ReplicasUnsupportedError,
   RouteHashUnsupportedError: () => RouteHashUnsupportedError,
+  SpecTooLargeError: () => SpecTooLargeError,
   TableSizeNotPrimeError: () => TableSizeNotPrimeError,
   TableSizeOutOfRangeError: () => TableSizeOutOfRangeError,
   TooManyNodesError: () => TooManyNodesError,
@@ -357,6 +366,19 @@ define(InvalidTypeError, "KR_INVALID_TYPE", 22, "invalid_type", "type");
 var IoError = class extends KeyrouteError {
 };
 define(IoError, "KR_IO", 23, "io", "io");
+var SpecTooLargeError = class extends RangeError {
+  constructor(message, options) {
+    super(message, options);
+    init(this, message, options?.keyIndex);
+  }
+};
+define(SpecTooLargeError, "KR_SPEC_TOO_LARGE", 24, "spec_too_large", "range");
+var OutOfMemoryError = class extends KeyrouteError {
+};
+define(OutOfMemoryError, "KR_OUT_OF_MEMORY", 25, "out_of_memory", "memory");
+var InvalidArgumentError = class extends KeyrouteError {
+};
+define(InvalidArgumentError, "KR_INVALID_ARGUMENT", 26, "invalid_argument", "value");
 var InternalError = class extends KeyrouteError {
 };
 define(InternalError, "KR_INTERNAL", 99, "internal", "internal");
@@ -391,6 +413,9 @@ var ERRORS_BY_CODE = Object.freeze({
   KR_ROUTE_HASH_UNSUPPORTED: RouteHashUnsupportedError,
   KR_INVALID_TYPE: InvalidTypeError,
   KR_IO: IoError,
+  KR_SPEC_TOO_LARGE: SpecTooLargeError,
+  KR_OUT_OF_MEMORY: OutOfMemoryError,
+  KR_INVALID_ARGUMENT: InvalidArgumentError,
   KR_INTERNAL: InternalError
 });
 function fromNative(e, base = 0, single = false) {
@@ -409,14 +434,24 @@ function nodeList(nodes) {
   }
   return Array.from(nodes, (n) => typeof n === "string" ? { id: n } : isPlainObject(n) ? { ...n } : n);
 }
-function bucketList(nodes) {
+function bucketList(nodes, maxNodes = Infinity) {
   if (typeof nodes === "number") {
-    if (!Number.isSafeInteger(nodes) || nodes < 0) {
+    if (!Number.isInteger(nodes) || nodes < 0) {
       throw new InvalidSpecError(`a bucket count must be an integer \u2265 0, not ${nodes}`);
+    }
+    if (nodes > maxNodes) {
+      throw new TooManyNodesError(`${nodes} buckets, above the limit of ${maxNodes} nodes (limits.max_nodes)`);
     }
     return Array.from({ length: nodes }, (_, i) => ({ id: String(i) }));
   }
   return nodeList(nodes);
+}
+function nodeLimit(limits, defaults, ceiling) {
+  if (limits === void 0 || limits === null) return defaults.max_nodes;
+  if (!isPlainObject(limits)) return ceiling.max_nodes;
+  const n = limits.max_nodes;
+  if (n === void 0) return defaults.max_nodes;
+  return Number.isSafeInteger(n) && n >= 0 && n <= ceiling.max_nodes ? n : ceiling.max_nodes;
 }
 function serverList(servers, parseServer2) {
   const server = (address, weight) => {
@@ -434,9 +469,18 @@ function slotList(slots) {
   if (isPlainObject(slots)) return Object.entries(slots).map(entry);
   return nodeList(slots);
 }
-function makeSpec(algorithm, nodes, keywords, options) {
-  if (options === void 0 || options === null) options = {};
+function routerArgs(algorithm, form, nodes, keywords, options) {
+  options = checkOptions(options);
+  const limits = options.limits ?? void 0;
+  return [makeSpec(algorithm, form(nodes, limits), keywords, options), { limits }];
+}
+function checkOptions(options) {
+  if (options === void 0 || options === null) return {};
   if (!isPlainObject(options)) throw new InvalidTypeError(`options must be an object, not ${describe(options)}`);
+  return options;
+}
+function makeSpec(algorithm, nodes, keywords, options) {
+  options = checkOptions(options);
   const params = /* @__PURE__ */ Object.create(null);
   let version = 0;
   for (const [key, value] of Object.entries(options)) {
@@ -444,6 +488,7 @@ function makeSpec(algorithm, nodes, keywords, options) {
       if (value !== void 0 && value !== null) version = value;
       continue;
     }
+    if (key === "limits") continue;
     if (value === void 0 || value === null) continue;
     params[Object.hasOwn(keywords, key) ? keywords[key] : key] = value;
   }
@@ -457,26 +502,31 @@ function describe(v) {
 }
 
 // lib/api.js
-var { fromNative: fromNative2, InvalidSpecError: InvalidSpecError2, InvalidTypeError: InvalidTypeError2 } = errors_exports;
+var { fromNative: fromNative2, InvalidParameterError: InvalidParameterError2, InvalidSpecError: InvalidSpecError2, InvalidTypeError: InvalidTypeError2 } = errors_exports;
 var CHUNK = 1 << 16;
 function makeApi(backend) {
   const { NativeRouter: NativeRouter2, NativeTransition: NativeTransition2, routeIndex: routeIndex2, handleOf: handleOf2 } = backend;
+  const table = backend.limitTable();
+  const LIMITS2 = Object.freeze(Object.fromEntries(table.map(([name, value]) => [name, value])));
+  const LIMITS_CEILING2 = Object.freeze(Object.fromEntries(table.map(([name, , ceiling]) => [name, ceiling])));
   let nativeOf;
   class Router2 {
     #n;
     #h;
     #nodes;
     /**
-     * A router from a topology spec: an object `{algorithm, params, nodes, version}` or its
-     * JSON text.
+     * A router from a topology spec: an object `{algorithm, params, nodes, version}`, its JSON
+     * text, or that text's bytes (a Buffer or Uint8Array), built under `options.limits` (the
+     * limits to change; see `LIMITS`).
      */
-    constructor(spec) {
+    constructor(spec, options) {
       if (spec instanceof NativeRouter2) {
         this.#n = spec;
       } else {
-        const text = typeof spec === "string" ? spec : specJson(spec);
+        const input = typeof spec === "string" || spec instanceof Uint8Array ? spec : specJson(spec);
+        const limits = limitsJson(options);
         try {
-          this.#n = new NativeRouter2(text);
+          this.#n = limits === void 0 ? new NativeRouter2(input) : new NativeRouter2(input, limits);
         } catch (e) {
           throw fromNative2(e);
         }
@@ -795,16 +845,46 @@ function makeApi(backend) {
   };
   const presets = definePresets(Router2, {
     nodes: nodeList,
-    buckets: bucketList,
+    buckets: (nodes, limits) => bucketList(nodes, nodeLimit(limits, LIMITS2, LIMITS_CEILING2)),
     servers: (s) => serverList(s, parseServer2),
     slot_ranges: slotList,
-    makeSpec
+    args: routerArgs
   });
-  return { Router: Router2, Transition: Transition2, diff: diff3, redisSlot: redisSlot3, errorTable: () => backend.errorTable(), ...presets, ...errors_exports };
+  return {
+    Router: Router2,
+    Transition: Transition2,
+    diff: diff3,
+    redisSlot: redisSlot3,
+    errorTable: () => backend.errorTable(),
+    LIMITS: LIMITS2,
+    LIMITS_CEILING: LIMITS_CEILING2,
+    ...presets,
+    ...errors_exports
+  };
+}
+function limitsJson(options) {
+  if (options === void 0 || options === null) return void 0;
+  if (!isPlainObject(options)) throw new InvalidTypeError2(`options must be an object, not ${describe(options)}`);
+  for (const key of Object.keys(options)) {
+    if (key !== "limits") throw new InvalidParameterError2(`unknown Router option ${JSON.stringify(key)} (the one option is limits)`);
+  }
+  const { limits } = options;
+  if (limits === void 0 || limits === null) return void 0;
+  if (!isPlainObject(limits)) {
+    throw new InvalidTypeError2(`limits must be an object of limit names to numbers, not ${describe(limits)}`);
+  }
+  try {
+    return JSON.stringify(limits);
+  } catch (e) {
+    throw new InvalidTypeError2(`limits cannot be written as JSON: ${e.message}`);
+  }
 }
 function specJson(spec) {
+  if (ArrayBuffer.isView(spec)) {
+    throw new InvalidTypeError2(`a spec's bytes must be a Buffer or Uint8Array, not ${describe(spec)}`);
+  }
   if (spec === null || typeof spec !== "object" || Array.isArray(spec)) {
-    throw new InvalidTypeError2(`a spec must be an object or JSON text, not ${describe(spec)}`);
+    throw new InvalidTypeError2(`a spec must be an object, JSON text or bytes, not ${describe(spec)}`);
   }
   try {
     return JSON.stringify(spec);
@@ -815,7 +895,7 @@ function specJson(spec) {
 
 // lib/index.js
 var api = makeApi(native_exports);
-var { Router, Transition, diff: diff2, redisSlot: redisSlot2, errorTable: errorTable2 } = api;
+var { Router, Transition, diff: diff2, redisSlot: redisSlot2, errorTable: errorTable2, LIMITS, LIMITS_CEILING } = api;
 var { Ring, Jump, Rendezvous, Maglev, Slots, MultiProbe, Modulo, Libmemcached } = api;
 var { Spymemcached, Uhashring, NpmHashring, PythonHashRing, Nginx, Twemproxy, Guava, RedisCluster } = api;
 var { PymemcacheRendezvous } = api;
@@ -828,6 +908,7 @@ var { PymemcacheRendezvous } = api;
   EmptyTopologyError,
   Guava,
   InternalError,
+  InvalidArgumentError,
   InvalidJsonError,
   InvalidKeyError,
   InvalidNodeIdError,
@@ -838,6 +919,8 @@ var { PymemcacheRendezvous } = api;
   IoError,
   Jump,
   KeyrouteError,
+  LIMITS,
+  LIMITS_CEILING,
   Libmemcached,
   Maglev,
   Modulo,
@@ -846,6 +929,7 @@ var { PymemcacheRendezvous } = api;
   NodeOutOfRangeError,
   NpmHashring,
   NullPointerError,
+  OutOfMemoryError,
   PymemcacheRendezvous,
   PythonHashRing,
   RedisCluster,
@@ -856,6 +940,7 @@ var { PymemcacheRendezvous } = api;
   RouteHashUnsupportedError,
   Router,
   Slots,
+  SpecTooLargeError,
   Spymemcached,
   TableSizeNotPrimeError,
   TableSizeOutOfRangeError,

@@ -6,20 +6,25 @@
 
 import { definePresets } from './generated/algorithms.js'
 import * as errors from './generated/errors.js'
-import { bucketList, describe, makeSpec, nodeList, serverList, slotList } from './nodes.js'
+import { bucketList, describe, isPlainObject, nodeLimit, nodeList, routerArgs, serverList, slotList } from './nodes.js'
 
-const { fromNative, InvalidSpecError, InvalidTypeError } = errors
+const { fromNative, InvalidParameterError, InvalidSpecError, InvalidTypeError } = errors
 
 /** Keys per native call in `routeMany` (bounds the joined string a batch builds). */
 const CHUNK = 1 << 16
 
 /**
- * The API over one backend: `{ NativeRouter, NativeTransition, diff, errorTable, parseServer,
- * redisSlot, routeIndex, handleOf }` from the addon or the WebAssembly module (`routeIndex(handle,
- * key)` is the per-key call; the addon makes it a plain Node-API function over a handle).
+ * The API over one backend: `{ NativeRouter, NativeTransition, diff, errorTable, limitTable,
+ * parseServer, redisSlot, routeIndex, handleOf }` from the addon or the WebAssembly module
+ * (`routeIndex(handle, key)` is the per-key call; the addon makes it a plain Node-API function
+ * over a handle).
  */
 export function makeApi(backend) {
   const { NativeRouter, NativeTransition, routeIndex, handleOf } = backend
+  const table = backend.limitTable()
+  /** The default limits, and the most each can be raised to (keyroute-bindings' `Limits`). */
+  const LIMITS = Object.freeze(Object.fromEntries(table.map(([name, value]) => [name, value])))
+  const LIMITS_CEILING = Object.freeze(Object.fromEntries(table.map(([name, , ceiling]) => [name, ceiling])))
   /** The native router of a `Router` (for `Transition` and `diff`), set by Router's static block. */
   let nativeOf
 
@@ -29,16 +34,18 @@ export function makeApi(backend) {
     #nodes
 
     /**
-     * A router from a topology spec: an object `{algorithm, params, nodes, version}` or its
-     * JSON text.
+     * A router from a topology spec: an object `{algorithm, params, nodes, version}`, its JSON
+     * text, or that text's bytes (a Buffer or Uint8Array), built under `options.limits` (the
+     * limits to change; see `LIMITS`).
      */
-    constructor(spec) {
+    constructor(spec, options) {
       if (spec instanceof NativeRouter) {
         this.#n = spec
       } else {
-        const text = typeof spec === 'string' ? spec : specJson(spec)
+        const input = typeof spec === 'string' || spec instanceof Uint8Array ? spec : specJson(spec)
+        const limits = limitsJson(options)
         try {
-          this.#n = new NativeRouter(text)
+          this.#n = limits === undefined ? new NativeRouter(input) : new NativeRouter(input, limits)
         } catch (e) {
           throw fromNative(e)
         }
@@ -404,19 +411,55 @@ export function makeApi(backend) {
 
   const presets = definePresets(Router, {
     nodes: nodeList,
-    buckets: bucketList,
+    buckets: (nodes, limits) => bucketList(nodes, nodeLimit(limits, LIMITS, LIMITS_CEILING)),
     servers: (s) => serverList(s, parseServer),
     slot_ranges: slotList,
-    makeSpec,
+    args: routerArgs,
   })
 
-  return { Router, Transition, diff, redisSlot, errorTable: () => backend.errorTable(), ...presets, ...errors }
+  return {
+    Router,
+    Transition,
+    diff,
+    redisSlot,
+    errorTable: () => backend.errorTable(),
+    LIMITS,
+    LIMITS_CEILING,
+    ...presets,
+    ...errors,
+  }
+}
+
+/**
+ * `Router`'s options (`{ limits }`) as the native layer takes them: the limits to change as
+ * JSON text (the native layer validates them: `invalid_parameter`), or undefined for the
+ * defaults.
+ */
+function limitsJson(options) {
+  if (options === undefined || options === null) return undefined
+  if (!isPlainObject(options)) throw new InvalidTypeError(`options must be an object, not ${describe(options)}`)
+  for (const key of Object.keys(options)) {
+    if (key !== 'limits') throw new InvalidParameterError(`unknown Router option ${JSON.stringify(key)} (the one option is limits)`)
+  }
+  const { limits } = options
+  if (limits === undefined || limits === null) return undefined
+  if (!isPlainObject(limits)) {
+    throw new InvalidTypeError(`limits must be an object of limit names to numbers, not ${describe(limits)}`)
+  }
+  try {
+    return JSON.stringify(limits)
+  } catch (e) {
+    throw new InvalidTypeError(`limits cannot be written as JSON: ${e.message}`)
+  }
 }
 
 /** A spec object as JSON text for the native layer, which validates it. */
 function specJson(spec) {
+  if (ArrayBuffer.isView(spec)) {
+    throw new InvalidTypeError(`a spec's bytes must be a Buffer or Uint8Array, not ${describe(spec)}`)
+  }
   if (spec === null || typeof spec !== 'object' || Array.isArray(spec)) {
-    throw new InvalidTypeError(`a spec must be an object or JSON text, not ${describe(spec)}`)
+    throw new InvalidTypeError(`a spec must be an object, JSON text or bytes, not ${describe(spec)}`)
   }
   try {
     return JSON.stringify(spec)

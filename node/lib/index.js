@@ -8,7 +8,7 @@ import { makeApi } from './api.js'
 
 const api = makeApi(backend)
 
-export const { Router, Transition, diff, redisSlot, errorTable } = api
+export const { Router, Transition, diff, redisSlot, errorTable, LIMITS, LIMITS_CEILING } = api
 export { ALGORITHMS } from './generated/algorithms.js'
 export const { Ring, Jump, Rendezvous, Maglev, Slots, MultiProbe, Modulo, Libmemcached } = api
 export const { Spymemcached, Uhashring, NpmHashring, PythonHashRing, Nginx, Twemproxy, Guava, RedisCluster } = api

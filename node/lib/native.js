@@ -19,7 +19,7 @@ try {
   )
 }
 
-export const { NativeRouter, NativeTransition, diff, errorTable, parseServer, redisSlot } = addon
+export const { NativeRouter, NativeTransition, diff, errorTable, limitTable, parseServer, redisSlot } = addon
 
 /** The per-key call, a plain Node-API function over a router handle (node/src/fast.rs). */
 export const routeIndex = addon.routeIndexFunction()

@@ -2,9 +2,9 @@
 // native layer validates everything), and the spec a constructor builds. Hand-written: this is
 // what is idiomatic to JavaScript; the constructors themselves are generated from the registry.
 
-import { InvalidSpecError, InvalidTypeError } from './generated/errors.js'
+import { InvalidSpecError, InvalidTypeError, TooManyNodesError } from './generated/errors.js'
 
-const isPlainObject = (v) => v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype
+export const isPlainObject = (v) => v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype
 
 /** `{id: weight}`, a `Map` of id to weight, or an iterable of ids and node objects. */
 export function nodeList(nodes) {
@@ -16,15 +16,35 @@ export function nodeList(nodes) {
   return Array.from(nodes, (n) => (typeof n === 'string' ? { id: n } : isPlainObject(n) ? { ...n } : n))
 }
 
-/** Bucket algorithms also take a count `n`: buckets with ids `"0"` … `"n-1"`. */
-export function bucketList(nodes) {
+/**
+ * Bucket algorithms also take a count `n`: buckets with ids `"0"` … `"n-1"`. A count above
+ * `maxNodes` (the node limit the router is built under) is refused before any bucket is made,
+ * so `new Jump(1e9)` fails at once instead of building a billion objects first.
+ */
+export function bucketList(nodes, maxNodes = Infinity) {
   if (typeof nodes === 'number') {
-    if (!Number.isSafeInteger(nodes) || nodes < 0) {
+    if (!Number.isInteger(nodes) || nodes < 0) {
       throw new InvalidSpecError(`a bucket count must be an integer ≥ 0, not ${nodes}`)
+    }
+    if (nodes > maxNodes) {
+      throw new TooManyNodesError(`${nodes} buckets, above the limit of ${maxNodes} nodes (limits.max_nodes)`)
     }
     return Array.from({ length: nodes }, (_, i) => ({ id: String(i) }))
   }
   return nodeList(nodes)
+}
+
+/**
+ * The node limit a router is built under, for `bucketList`: `limits.max_nodes` when it is a
+ * valid limit, the default when `limits` does not set it, and the ceiling when it is malformed
+ * (the native layer then refuses it with `invalid_parameter`, and the count stays bounded).
+ */
+export function nodeLimit(limits, defaults, ceiling) {
+  if (limits === undefined || limits === null) return defaults.max_nodes
+  if (!isPlainObject(limits)) return ceiling.max_nodes
+  const n = limits.max_nodes
+  if (n === undefined) return defaults.max_nodes
+  return Number.isSafeInteger(n) && n >= 0 && n <= ceiling.max_nodes ? n : ceiling.max_nodes
 }
 
 /** Memcached-style servers: addresses (`"host:port"`, `"host"`, `"[v6]:port"`) with weights. */
@@ -48,13 +68,29 @@ export function slotList(slots) {
 }
 
 /**
+ * `Router`'s arguments for a constructor's: the spec (nodes by `form`, options by `makeSpec`)
+ * and `{ limits }`. The options are checked first, and `form` sees the limits (`bucketList`).
+ */
+export function routerArgs(algorithm, form, nodes, keywords, options) {
+  options = checkOptions(options)
+  const limits = options.limits ?? undefined
+  return [makeSpec(algorithm, form(nodes, limits), keywords, options), { limits }]
+}
+
+function checkOptions(options) {
+  if (options === undefined || options === null) return {}
+  if (!isPlainObject(options)) throw new InvalidTypeError(`options must be an object, not ${describe(options)}`)
+  return options
+}
+
+/**
  * The spec a constructor builds. Options map to parameters by the registry's keywords;
- * `undefined` and `null` leave a parameter to its default; an unknown option goes through
- * as it is, so the spec layer refuses it (`invalid_spec`) instead of ignoring a typo.
+ * `undefined` and `null` leave a parameter to its default; `limits` is not a parameter (it goes
+ * to `Router`); an unknown option goes through as it is, so the spec layer refuses it
+ * (`invalid_spec`) instead of ignoring a typo.
  */
 export function makeSpec(algorithm, nodes, keywords, options) {
-  if (options === undefined || options === null) options = {}
-  if (!isPlainObject(options)) throw new InvalidTypeError(`options must be an object, not ${describe(options)}`)
+  options = checkOptions(options)
   const params = Object.create(null)
   let version = 0
   for (const [key, value] of Object.entries(options)) {
@@ -62,6 +98,7 @@ export function makeSpec(algorithm, nodes, keywords, options) {
       if (value !== undefined && value !== null) version = value
       continue
     }
+    if (key === 'limits') continue
     if (value === undefined || value === null) continue
     params[Object.hasOwn(keywords, key) ? keywords[key] : key] = value
   }

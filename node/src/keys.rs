@@ -70,11 +70,23 @@ pub(crate) fn typed_bytes<'a>(env: &Env, value: sys::napi_value) -> Result<Optio
     Ok(Some(unsafe { std::slice::from_raw_parts(data.cast::<u8>(), len) }))
 }
 
+/// The length in bytes of a string's UTF-8 as V8 writes it (a lone surrogate counts as the
+/// three bytes of the U+FFFD it becomes), without writing it.
+pub(crate) fn utf8_len(env: &Env, value: sys::napi_value) -> Result<usize> {
+    let mut len = 0usize;
+    // SAFETY: `value` is a string of the current env; with a NULL buffer, napi reports the length.
+    check(unsafe { sys::napi_get_value_string_utf8(env.raw(), value, ptr::null_mut(), 0, &mut len) })?;
+    Ok(len)
+}
+
 /// Calls `f` with a string's UTF-8: read by V8 into a stack buffer (or the heap, when long),
 /// and checked against its UTF-16 only when it holds a U+FFFD, which is where V8 hides a lone
 /// surrogate.
+///
+/// # Errors
+/// `invalid_utf8` for a lone surrogate (thrown). `value` must be a string.
 #[inline]
-fn with_string<R>(env: &Env, value: sys::napi_value, f: impl FnOnce(&[u8]) -> R) -> Result<R> {
+pub(crate) fn with_string<R>(env: &Env, value: sys::napi_value, f: impl FnOnce(&[u8]) -> R) -> Result<R> {
     let env_raw = env.raw();
     let mut buf = [0u8; STACK];
     let mut len = 0usize;
@@ -140,7 +152,11 @@ fn check(status: sys::napi_status) -> Result<()> {
 
 /// `invalid_type`, thrown: `what` must be a string or bytes, not `got`.
 pub(crate) fn wrong_type(env: &Env, what: &str, got: &str) -> Error {
-    let expected = if what == "a key" { "a string, Buffer or Uint8Array" } else { "a string" };
+    let expected = match what {
+        "a key" => "a string, Buffer or Uint8Array",
+        "a spec" => "JSON text, a Buffer or a Uint8Array",
+        _ => "a string",
+    };
     throw_code(env, ErrorCode::InvalidType, format!("{what} must be {expected}, not {got}"))
 }
 

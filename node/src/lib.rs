@@ -19,7 +19,7 @@ mod transition;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use keyroute_bindings::{ErrorCode, NodeSpec};
+use keyroute_bindings::{ErrorCode, Limits, NodeSpec};
 
 pub use router::{NativeArc, NativeDiff, NativeFlow, NativeOwnership, NativePieces, NativeRouter, diff};
 pub use transition::NativeTransition;
@@ -30,6 +30,18 @@ pub fn error_table() -> Vec<(u32, String, String, String)> {
     ErrorCode::ALL
         .iter()
         .map(|c| (c.code(), c.name().to_owned(), c.category().name().to_owned(), c.description().to_owned()))
+        .collect()
+}
+
+/// `[name, default, ceiling]` for every limit a spec is built under (`Limits::DEFAULT`,
+/// `Limits::CEILING`), in declaration order. Every value is below 2^53, so a plain number.
+#[napi]
+pub fn limit_table() -> Vec<(String, f64, f64)> {
+    Limits::DEFAULT
+        .fields()
+        .into_iter()
+        .zip(Limits::CEILING.fields())
+        .map(|((name, default), (_, ceiling))| (name.to_owned(), default as f64, ceiling as f64))
         .collect()
 }
 

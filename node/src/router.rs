@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use keyroute_bindings::{ErrorCode, Router, analysis};
+use keyroute_bindings::{ErrorCode, Limits, Router, analysis};
 use napi::bindgen_prelude::*;
 use napi::{JsValue, sys};
 use napi_derive::napi;
@@ -88,12 +88,31 @@ pub struct NativeDiff {
 
 #[napi]
 impl NativeRouter {
-    /// Builds a router from spec JSON text.
+    /// Builds a router from a spec: JSON text, or its bytes (a `Buffer` or `Uint8Array`, for
+    /// documents that may not be UTF-8), under `limits` (JSON of the limits to change; absent,
+    /// the defaults). The spec is read in the shared order: its size first (text by the length
+    /// of its UTF-8), then its encoding, syntax, node count and shape.
     #[napi(constructor)]
-    pub fn new(env: Env, spec: Unknown<'_>) -> Result<Self> {
-        let text = text(&env, &spec, "a spec")?;
-        let router = Router::from_json(&text).map_err(|e| throw(&env, &e))?;
-        Ok(Self { inner: Arc::new(router) })
+    pub fn new(env: Env, spec: Unknown<'_>, limits: Option<Unknown<'_>>) -> Result<Self> {
+        let limits = match limits {
+            Some(limits) if !matches!(limits.get_type()?, ValueType::Undefined | ValueType::Null) => {
+                Limits::from_json(&text(&env, &limits, "limits")?).map_err(|e| throw(&env, &e))?
+            }
+            _ => Limits::DEFAULT,
+        };
+        let raw = spec.value().value;
+        let built = match spec.get_type()? {
+            ValueType::String => {
+                limits.check_spec_bytes(keys::utf8_len(&env, raw)?, "the spec").map_err(|e| throw(&env, &e))?;
+                keys::with_string(&env, raw, |bytes| Router::from_bytes(bytes, &limits))?
+            }
+            ValueType::Object => match keys::typed_bytes(&env, raw)? {
+                Some(bytes) => Router::from_bytes(bytes, &limits),
+                None => return Err(keys::wrong_type(&env, "a spec", "an object that is not a Uint8Array")),
+            },
+            other => return Err(keys::wrong_type(&env, "a spec", keys::type_name(other))),
+        };
+        Ok(Self { inner: Arc::new(built.map_err(|e| throw(&env, &e))?) })
     }
 
     /// A handle to this router for the per-key `routeIndex(handle, key)` function.

@@ -199,6 +199,57 @@ test('peer presets build from servers, nodes, buckets and slot ranges', () => {
   assert.equal(new Guava(4).spec.params.key_hash, 'murmur3_128')
 })
 
+test('limits: the defaults and the ceiling, read from the native layer, and raising one', () => {
+  const { LIMITS, LIMITS_CEILING, SpecTooLargeError, TooManyNodesError, TooManyPointsError } = keyroute
+  assert.deepEqual({ ...LIMITS }, {
+    max_spec_bytes: 8 << 20,
+    max_nodes: 16384,
+    max_points: 2 ** 21,
+    max_hashed_bytes: 2 ** 26,
+    max_table_entries: 2 ** 20,
+  })
+  assert.deepEqual(Object.keys(LIMITS_CEILING), Object.keys(LIMITS))
+  for (const [name, value] of Object.entries(LIMITS)) assert.ok(LIMITS_CEILING[name] >= value, name)
+  assert.ok(Object.isFrozen(LIMITS) && Object.isFrozen(LIMITS_CEILING))
+  // A ring over the default point budget builds once the limit is raised.
+  const points = LIMITS.max_points / 2 + 1
+  assert.throws(() => new Ring(['a', 'b'], { points }), TooManyPointsError)
+  const ring = new Ring(['a', 'b'], { points, limits: { max_points: LIMITS.max_points * 2 } })
+  assert.equal(ring.spec.params.points_per_weight, points)
+  assert.ok(!('limits' in ring.spec.params), 'limits are not a spec parameter')
+  assert.ok(ring.equals(new Router(ring.spec, { limits: { max_points: LIMITS.max_points * 2 } })))
+  // Bucket counts over the node limit fail before a bucket is made; a raised limit lets them build.
+  for (const n of [LIMITS.max_nodes + 1, 2 ** 20 + 1, 1e9, 2 ** 60]) assert.throws(() => new Jump(n), TooManyNodesError)
+  assert.throws(() => new Jump(5, { limits: { max_nodes: 4 } }), TooManyNodesError)
+  assert.equal(new Jump(LIMITS.max_nodes + 1, { limits: { max_nodes: LIMITS.max_nodes + 1 } }).size, LIMITS.max_nodes + 1)
+  assert.throws(() => new keyroute.Guava(LIMITS_CEILING.max_nodes + 1, { limits: { max_nodes: LIMITS_CEILING.max_nodes } }), TooManyNodesError)
+  // A spec of every algorithm builds under limits passed explicitly.
+  for (const { className, example } of keyroute.ALGORITHMS) {
+    assert.ok(new Router(example, { limits: {} }).equals(new Router(example)), className)
+  }
+})
+
+test('specs as bytes: the same router as the text, the size checked before the encoding', () => {
+  const { InvalidUtf8Error, SpecTooLargeError } = keyroute
+  const text = JSON.stringify({ algorithm: 'ring', nodes: [{ id: 'é' }, { id: 'b' }] })
+  const bytes = new TextEncoder().encode(text)
+  const ring = new Router(text)
+  assert.ok(ring.equals(new Router(bytes)))
+  if (typeof Buffer === 'function') assert.ok(ring.equals(new Router(Buffer.from(text))))
+  // The size is the UTF-8's, for text and bytes alike (`é` is two bytes).
+  const at = { limits: { max_spec_bytes: bytes.length } }
+  const below = { limits: { max_spec_bytes: bytes.length - 1 } }
+  assert.ok(ring.equals(new Router(text, at)) && ring.equals(new Router(bytes, at)))
+  assert.throws(() => new Router(text, below), SpecTooLargeError)
+  assert.throws(() => new Router(bytes, below), SpecTooLargeError)
+  // Bytes that are not UTF-8 are refused as such, unless the document is too large first.
+  const bad = bytes.slice()
+  bad[bad.indexOf(0xc3)] = 0xff
+  assert.throws(() => new Router(bad), InvalidUtf8Error)
+  assert.throws(() => new Router(bad, below), SpecTooLargeError)
+  assert.throws(() => new Router('{"algorithm":"ring","nodes":[{"id":"\ud800"}]}', { limits: { max_spec_bytes: 10 } }), SpecTooLargeError)
+})
+
 test('redisSlot follows Redis, or cluster-key-slot when asked', () => {
   const { redisSlot } = keyroute
   assert.equal(redisSlot('foo'), 12182)

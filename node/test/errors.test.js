@@ -7,7 +7,7 @@ import test from 'node:test'
 import { keyroute } from './setup.js'
 
 const { KeyrouteError, Router, Ring, Jump, Slots, Maglev, Transition } = keyroute
-const BASE = { type: TypeError, value: Error, range: RangeError, lookup: RangeError, io: Error, internal: Error }
+const BASE = { type: TypeError, value: Error, range: RangeError, lookup: RangeError, io: Error, internal: Error, memory: Error }
 
 const pascal = (name) => name.split('_').map((p) => p[0].toUpperCase() + p.slice(1)).join('')
 
@@ -65,11 +65,21 @@ test('every code reachable from JavaScript arrives with its code', () => {
   check('route_hash_unsupported', () => new keyroute.Rendezvous(['a']).routeHash(1n))
   check('invalid_type', () => ring.route(42))
   check('too_many_nodes', () => new Jump(2 ** 20 + 1))
-  // The rest are not reachable from JavaScript: null_pointer (C), node_out_of_range (C's
-  // node-id lookup), io (the CLI's files), internal (a bug caught at a boundary).
-  const unreachable = new Set(['null_pointer', 'node_out_of_range', 'io', 'internal'])
+  check('too_many_nodes', () => new Router({ algorithm: 'ring', nodes: ['a', 'b', 'c'].map((id) => ({ id })) }, { limits: { max_nodes: 2 } }))
+  check('spec_too_large', () => new Router(`{"algorithm":"ring","nodes":[{"id":"a"}]}${' '.repeat(8 << 20)}`))
+  check('spec_too_large', () => new Router(new Uint8Array((8 << 20) + 1).fill(0xff)))
+  // The rest are not reachable from JavaScript, each for its reason.
+  const unreachable = new Map([
+    ['null_pointer', 'C passes pointers; JavaScript cannot pass a null one'],
+    ['node_out_of_range', "C's node-id lookup by position; JavaScript indexes the nodes array"],
+    ['io', "the CLI's files and streams"],
+    ['internal', 'a bug caught at a boundary'],
+    ['out_of_memory', 'an allocation the OS refuses: C and Python test it under a memory limit'],
+    ['invalid_argument', "the CLI's usage errors"],
+  ])
   for (const [, kind] of keyroute.errorTable()) {
     assert.ok(reached.has(kind) || unreachable.has(kind), `no test reaches ${kind}`)
+    assert.ok(!(reached.has(kind) && unreachable.has(kind)), `${kind} is reached but listed as unreachable`)
   }
 })
 
@@ -98,7 +108,19 @@ test('keys of every type: a route, or a typed error, never a crash', () => {
 })
 
 test('arguments of every type to every other entry point', () => {
-  for (const spec of [undefined, null, 1, true, [], () => 1]) fails('invalid_type', () => new Router(spec))
+  for (const spec of [undefined, null, 1, true, [], () => 1, new Uint16Array(2), new DataView(new ArrayBuffer(2))]) {
+    fails('invalid_type', () => new Router(spec))
+  }
+  const small = { algorithm: 'ring', nodes: [{ id: 'a' }] }
+  for (const options of [1, 'limits', [], true]) fails('invalid_type', () => new Router(small, options))
+  for (const limits of [1, 'x', [], true, new Map()]) fails('invalid_type', () => new Router(small, { limits }))
+  fails('invalid_type', () => new Router(small, { limits: { max_nodes: 1n } }))
+  fails('invalid_parameter', () => new Router(small, { limit: {} }))
+  for (const limits of [{ max_node: 1 }, { max_nodes: -1 }, { max_nodes: 0.5 }, { max_nodes: '1' }, { max_nodes: 2 ** 21 }, { max_points: NaN }]) {
+    fails('invalid_parameter', () => new Router(small, { limits }), JSON.stringify(limits))
+    fails('invalid_parameter', () => new Ring(['a'], { limits }), JSON.stringify(limits))
+  }
+  for (const n of [-1, 1.5, NaN, Infinity]) fails('invalid_spec', () => new Jump(n))
   fails('invalid_spec', () => new Router({ algorithm: 'ring', nodes: [{ id: 'a' }], version: 10n }))
   fails('invalid_utf8', () => new Router('{"algorithm":"ring","nodes":[{"id":"\ud800"}]}'))
   fails('invalid_utf8', () => new Router({ algorithm: 'ring', nodes: [{ id: '\ud800' }] }))

@@ -9,7 +9,7 @@
 //! construct (a panic would trap the instance), and arguments of any type are checked here.
 
 use js_sys::{Array, JsString, Object, Reflect, Uint8Array};
-use keyroute_bindings::{Error, ErrorCode, NodeSpec, Router, Transition, analysis, keys};
+use keyroute_bindings::{Error, ErrorCode, Limits, NodeSpec, Router, Transition, analysis, keys};
 use wasm_bindgen::prelude::*;
 
 type JsResult<T> = Result<T, JsValue>;
@@ -51,12 +51,7 @@ fn type_name(value: &JsValue) -> String {
 /// `invalid_type`.
 fn with_key<R>(value: &JsValue, f: impl FnOnce(&[u8]) -> R) -> JsResult<R> {
     if let Some(text) = value.as_string() {
-        // wasm-bindgen converts with `TextEncoder`, which replaces a lone surrogate by U+FFFD.
-        if !keys::lossy_utf8_needs_check(text.as_bytes()) {
-            return Ok(f(text.as_bytes()));
-        }
-        let units: Vec<u16> = JsString::from(value.clone()).iter().collect();
-        return keys::with_utf16_key(&units, f).map_err(|e| js_error(&e));
+        return with_text(value, &text, f);
     }
     if let Some(bytes) = value.dyn_ref::<Uint8Array>() {
         return Ok(f(&uint8_bytes(bytes)));
@@ -65,6 +60,54 @@ fn with_key<R>(value: &JsValue, f: impl FnOnce(&[u8]) -> R) -> JsResult<R> {
         ErrorCode::InvalidType,
         format!("a key must be a string, Buffer or Uint8Array, not {}", type_name(value)),
     ))
+}
+
+/// Calls `f` with the UTF-8 of the string `value`, given as `text`, its conversion by
+/// wasm-bindgen: `TextEncoder` replaces a lone surrogate by U+FFFD, so text holding one is read
+/// again as UTF-16 and refused (`invalid_utf8`).
+fn with_text<R>(value: &JsValue, text: &str, f: impl FnOnce(&[u8]) -> R) -> JsResult<R> {
+    if !keys::lossy_utf8_needs_check(text.as_bytes()) {
+        return Ok(f(text.as_bytes()));
+    }
+    let units: Vec<u16> = JsString::from(value.clone()).iter().collect();
+    keys::with_utf16_key(&units, f).map_err(|e| js_error(&e))
+}
+
+/// The limits a spec is built under: `limits` is JSON of the limits to change, or undefined
+/// (or null) for the defaults.
+fn limits_of(limits: &JsValue) -> JsResult<Limits> {
+    if limits.is_undefined() || limits.is_null() {
+        return Ok(Limits::DEFAULT);
+    }
+    Limits::from_json(&text(limits, "limits")?).map_err(|e| js_error(&e))
+}
+
+/// Builds a router from a spec (JSON text, or its bytes as a `Uint8Array`) under `limits`, in
+/// the shared order: the size first, before anything is copied into the module's memory.
+fn build(spec: &JsValue, limits: &Limits) -> JsResult<Router> {
+    if let Some(bytes) = spec.dyn_ref::<Uint8Array>() {
+        limits.check_spec_bytes(bytes.length() as usize, "the spec").map_err(|e| js_error(&e))?;
+        return Router::from_bytes(&uint8_bytes(bytes), limits).map_err(|e| js_error(&e));
+    }
+    if !spec.is_string() {
+        return Err(js_code(
+            ErrorCode::InvalidType,
+            format!("a spec must be JSON text, a Buffer or a Uint8Array, not {}", type_name(spec)),
+        ));
+    }
+    // Text has at least one UTF-8 byte per UTF-16 code unit: a string with more units than the
+    // limit has bytes is refused without converting it.
+    let units = spec.unchecked_ref::<JsString>().length();
+    if u64::from(units) > limits.max_spec_bytes {
+        return Err(js_code(
+            ErrorCode::SpecTooLarge,
+            format!("the spec of at least {units} bytes is larger than the limit of {} bytes", limits.max_spec_bytes),
+        ));
+    }
+    let text = spec.as_string().unwrap_or_default();
+    // Its UTF-8 length as V8 and the addon count it (a lone surrogate is the 3 bytes of U+FFFD).
+    limits.check_spec_bytes(text.len(), "the spec").map_err(|e| js_error(&e))?;
+    with_text(spec, &text, |bytes| Router::from_bytes(bytes, limits))?.map_err(|e| js_error(&e))
 }
 
 /// The bytes of a `Uint8Array`, copied into the module's memory. A detached buffer reads as
@@ -112,11 +155,14 @@ pub struct NativeRouter {
 
 #[wasm_bindgen]
 impl NativeRouter {
-    /// Builds a router from spec JSON text.
+    /// Builds a router from a spec: JSON text, or its bytes (a `Uint8Array`, for documents that
+    /// may not be UTF-8), under `limits` (JSON of the limits to change; undefined, the
+    /// defaults). The spec is read in the shared order: size, encoding, syntax, node count,
+    /// shape.
     #[wasm_bindgen(constructor)]
-    pub fn new(spec: JsValue) -> JsResult<NativeRouter> {
-        let text = text(&spec, "a spec")?;
-        Ok(Self { inner: Router::from_json(&text).map_err(|e| js_error(&e))? })
+    pub fn new(spec: JsValue, limits: JsValue) -> JsResult<NativeRouter> {
+        let limits = limits_of(&limits)?;
+        Ok(Self { inner: build(&spec, &limits)? })
     }
 
     /// The position of the node that owns `key`.
@@ -377,6 +423,23 @@ pub fn error_table() -> Array {
             .into_iter()
             .collect::<Array>()
             .into()
+        })
+        .collect()
+}
+
+/// `[name, default, ceiling]` for every limit a spec is built under (`Limits::DEFAULT`,
+/// `Limits::CEILING`), in declaration order.
+#[wasm_bindgen(js_name = limitTable)]
+pub fn limit_table() -> Array {
+    Limits::DEFAULT
+        .fields()
+        .into_iter()
+        .zip(Limits::CEILING.fields())
+        .map(|((name, default), (_, ceiling))| -> JsValue {
+            [JsValue::from_str(name), JsValue::from(default as f64), JsValue::from(ceiling as f64)]
+                .into_iter()
+                .collect::<Array>()
+                .into()
         })
         .collect()
 }

@@ -104,7 +104,12 @@ fn preset_table() -> String {
 fn limits_table() -> String {
     let mut out = String::from("| limit | default | ceiling | what it bounds |\n|---|---|---|---|\n");
     for (name, doc, default, ceiling) in keyroute_bindings::Limits::table() {
-        out.push_str(&format!("| `{name}` | {} | {} | {} |\n", thousands(default), thousands(ceiling), doc.replace('\n', " ")));
+        out.push_str(&format!(
+            "| `{name}` | {} | {} | {} |\n",
+            thousands(default),
+            thousands(ceiling),
+            doc.replace('\n', " ")
+        ));
     }
     out
 }
@@ -114,7 +119,7 @@ fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);

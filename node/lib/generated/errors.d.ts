@@ -74,7 +74,7 @@ export declare class ZeroTotalWeightError extends KeyrouteError {
 }
 
 /**
- * More nodes than the core allows. (`KR_TOO_MANY_NODES`, 7)
+ * More nodes than the limits allow (`max_nodes`). (`KR_TOO_MANY_NODES`, 7)
  */
 export declare class TooManyNodesError extends RangeError {
   constructor(message?: string, options?: { cause?: unknown; keyIndex?: number })
@@ -88,7 +88,8 @@ export declare class TooManyNodesError extends RangeError {
 }
 
 /**
- * The ring would need more points than the core allows. (`KR_TOO_MANY_POINTS`, 8)
+ * The ring would need more points, or hash more bytes placing them, than the limits allow
+ * (`max_points`, `max_hashed_bytes`). (`KR_TOO_MANY_POINTS`, 8)
  */
 export declare class TooManyPointsError extends RangeError {
   constructor(message?: string, options?: { cause?: unknown; keyIndex?: number })
@@ -152,7 +153,8 @@ export declare class TableSizeNotPrimeError extends KeyrouteError {
 }
 
 /**
- * A table size out of range for the topology. (`KR_TABLE_SIZE_OUT_OF_RANGE`, 14)
+ * A table size out of range for the topology, or past the limit (`max_table_entries`).
+ * (`KR_TABLE_SIZE_OUT_OF_RANGE`, 14)
  */
 export declare class TableSizeOutOfRangeError extends RangeError {
   constructor(message?: string, options?: { cause?: unknown; keyIndex?: number })

@@ -72,7 +72,7 @@ export class ZeroTotalWeightError extends KeyrouteError {
 define(ZeroTotalWeightError, "KR_ZERO_TOTAL_WEIGHT", 6, "zero_total_weight", "value")
 
 /**
- * More nodes than the core allows. (`KR_TOO_MANY_NODES`, 7, category `range`)
+ * More nodes than the limits allow (`max_nodes`). (`KR_TOO_MANY_NODES`, 7, category `range`)
  */
 export class TooManyNodesError extends RangeError {
   constructor(message, options) {
@@ -83,7 +83,8 @@ export class TooManyNodesError extends RangeError {
 define(TooManyNodesError, "KR_TOO_MANY_NODES", 7, "too_many_nodes", "range")
 
 /**
- * The ring would need more points than the core allows. (`KR_TOO_MANY_POINTS`, 8, category `range`)
+ * The ring would need more points, or hash more bytes placing them, than the limits allow
+ * (`max_points`, `max_hashed_bytes`). (`KR_TOO_MANY_POINTS`, 8, category `range`)
  */
 export class TooManyPointsError extends RangeError {
   constructor(message, options) {
@@ -134,7 +135,8 @@ export class TableSizeNotPrimeError extends KeyrouteError {
 define(TableSizeNotPrimeError, "KR_TABLE_SIZE_NOT_PRIME", 13, "table_size_not_prime", "value")
 
 /**
- * A table size out of range for the topology. (`KR_TABLE_SIZE_OUT_OF_RANGE`, 14, category `range`)
+ * A table size out of range for the topology, or past the limit (`max_table_entries`).
+ * (`KR_TABLE_SIZE_OUT_OF_RANGE`, 14, category `range`)
  */
 export class TableSizeOutOfRangeError extends RangeError {
   constructor(message, options) {

@@ -1,6 +1,7 @@
 // Runs the shared JavaScript tests and the whole conformance corpus on the WebAssembly build in
 // headless Chromium, and passes or fails like node:test: one line per test, exit status 1 on
-// any failure. Usage: node test/browser/run.mjs   (from node/, after wasm/build.sh)
+// any failure; what the tests log is shown as `# …` lines.
+// Usage: node test/browser/run.mjs   (from node/, after wasm/build.sh)
 
 import { launchChromium, serve } from './server.mjs'
 
@@ -12,6 +13,8 @@ let failed = true
 try {
   const page = await browser.newPage()
   page.on('pageerror', (e) => console.error(`page error: ${e.message}`))
+  // What the tests log (the conformance runner's counts per file and backend), as node:test shows it.
+  page.on('console', (m) => m.type() === 'log' && console.log(`# ${m.text()}`))
   await page.goto(`${server.url}/node/test/browser/index.html?files=${FILES.join(',')}`)
   await page.waitForFunction(() => document.body.dataset.status !== 'running', null, { timeout: 600_000 })
   const results = await page.evaluate(() => window.keyrouteResults)

@@ -1,7 +1,7 @@
 // Misuse the declarations must catch: every line marked `// E` is a type error (node/test.sh
 // checks that tsc reports exactly these lines).
 
-import { Libmemcached, Ring } from 'keyroute'
+import { Libmemcached, LIMITS, Ring, Router } from 'keyroute'
 
 const ring = new Ring(['a'])
 ring.route(42) // E
@@ -10,5 +10,9 @@ new Ring(['a'], { points: '160' }) // E
 new Libmemcached(['h:1'], {}) // E
 new Libmemcached(['h:1'], { distribution: 'modula' }) // E
 const n: number = ring.route('k') // E
+new Ring(['a'], { limits: { max_point: 10 } }) // E
+new Router('{}', { limits: { max_nodes: '10' } }) // E
+new Router(new Uint16Array(2)) // E
+LIMITS.max_nodes = 1 // E
 const f: number = ring.fingerprint // E
 console.log(n, f)

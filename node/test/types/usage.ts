@@ -7,6 +7,9 @@ import {
   InvalidUtf8Error,
   Jump,
   KeyrouteError,
+  LIMITS,
+  LIMITS_CEILING,
+  type Limits,
   Libmemcached,
   type Ownership,
   redisSlot,
@@ -34,6 +37,10 @@ const t = new Transition(ring, new Jump(4), 0.5)
 const placed: { owner: string; previous: string | null } = t.routeWithFallback('k')
 const lm = new Libmemcached(['10.0.0.1:11211'], { distribution: 'ketama_weighted', hash: 'md5' })
 const s: number = redisSlot('{user}.x', { rule: 'cluster_key_slot' })
+const raised: Limits = { max_points: LIMITS.max_points * 4, max_nodes: LIMITS_CEILING.max_nodes }
+const big = new Ring(['a', 'b'], { points: 40, limits: raised })
+const fromBytes = new Router(Buffer.from('{"algorithm":"ring","nodes":[{"id":"a"}]}'), { limits: { max_spec_bytes: 1024 } })
+const buckets = new Jump(100000, { limits: { max_nodes: 100000 } })
 const hr = new HashRing({ 'a:1': 2 }, 'md5', { 'vnode count': 40 })
 const got: string | undefined = hr.get('k')
 
@@ -48,4 +55,4 @@ try {
   if (e instanceof KeyrouteError) console.log(e.kind, e.category, e.keyIndex)
 }
 
-console.log(id, bytes, replicas, many, packed, fp, node, slot, share, moved, placed, lm, s, got)
+console.log(id, bytes, replicas, many, packed, fp, node, slot, share, moved, placed, lm, s, got, big, fromBytes, buckets)

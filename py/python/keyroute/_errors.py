@@ -79,7 +79,9 @@ class ZeroTotalWeightError(Error, ValueError):
 
 
 class TooManyNodesError(Error, ValueError):
-    """More nodes than the core allows. Code 7, ``too_many_nodes``, category ``range``."""
+    """More nodes than the limits allow (`max_nodes`). Code 7, ``too_many_nodes``, category
+    ``range``.
+    """
 
     code = 7
     name = "too_many_nodes"
@@ -87,8 +89,8 @@ class TooManyNodesError(Error, ValueError):
 
 
 class TooManyPointsError(Error, ValueError):
-    """The ring would need more points than the core allows. Code 8, ``too_many_points``, category
-    ``range``.
+    """The ring would need more points, or hash more bytes placing them, than the limits allow
+    (`max_points`, `max_hashed_bytes`). Code 8, ``too_many_points``, category ``range``.
     """
 
     code = 8
@@ -145,8 +147,8 @@ class TableSizeNotPrimeError(Error, ValueError):
 
 
 class TableSizeOutOfRangeError(Error, ValueError):
-    """A table size out of range for the topology. Code 14, ``table_size_out_of_range``, category
-    ``range``.
+    """A table size out of range for the topology, or past the limit (`max_table_entries`). Code
+    14, ``table_size_out_of_range``, category ``range``.
     """
 
     code = 14

@@ -1,0 +1,205 @@
+//! Every entry point of the C ABI, called as C would call it: with valid spans and handles, and
+//! with the NULLs, empty spans and short buffers its contract allows. Small on purpose: these
+//! are the tests `make miri` runs under Miri, which checks every `unsafe` block they reach
+//! (pointer reads and writes, handle reference counts, slices from raw parts, the thread-local
+//! error message, the shared router's swap between threads) for undefined behaviour.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+
+use std::ffi::{CStr, c_char};
+use std::ptr::{null, null_mut};
+
+use keyroute_bindings::ErrorCode;
+
+use crate::boundary::{kr_last_error_message, kr_status_name, kr_version};
+use crate::builder::{
+    kr_builder_add_node, kr_builder_add_node_slots, kr_builder_build, kr_builder_free, kr_builder_new,
+    kr_builder_set_node_address, kr_builder_set_node_name, kr_builder_set_params_json, kr_builder_set_version,
+};
+use crate::router::{
+    kr_replicas, kr_route, kr_route_batch, kr_route_id, kr_route_utf16, kr_router_canonical_json, kr_router_clone,
+    kr_router_fingerprint, kr_router_free, kr_router_from_json, kr_router_from_json_with_limits, kr_router_node_count,
+    kr_router_node_id, kr_router_version, kr_slot,
+};
+use crate::shared::{kr_shared_router_free, kr_shared_router_load, kr_shared_router_new, kr_shared_router_store};
+use crate::{KrKey, KrRouter, KrSharedRouter};
+
+const OK: u32 = 0;
+
+fn code(c: ErrorCode) -> u32 {
+    c.code()
+}
+
+fn from_json(json: &str) -> *mut KrRouter {
+    let mut r = null_mut();
+    assert_eq!(unsafe { kr_router_from_json(json.as_ptr().cast(), json.len(), &mut r) }, OK);
+    r
+}
+
+/// The text of a span handed back by the library.
+fn span(ptr: *const c_char, len: usize) -> String {
+    String::from_utf8(unsafe { std::slice::from_raw_parts(ptr.cast::<u8>(), len) }.to_vec()).unwrap()
+}
+
+#[test]
+fn routers_route_and_describe_themselves_through_raw_pointers() {
+    let r = from_json(
+        r#"{"algorithm":"ring","params":{"points_per_weight":4},"version":3,"nodes":[{"id":"a"},{"id":"b","zone":"z"}]}"#,
+    );
+    let (mut node, mut count, mut fp, mut version) = (u32::MAX, 0u32, 0u64, 0u64);
+    unsafe {
+        assert_eq!(kr_route(r, b"k".as_ptr(), 1, &mut node), OK);
+        assert!(node < 2);
+        assert_eq!(kr_route(r, null(), 0, &mut node), OK, "(NULL, 0) is the empty key");
+        assert_eq!(kr_route(r, null(), 1, &mut node), code(ErrorCode::NullPointer));
+        assert_eq!(kr_route(r, b"k".as_ptr(), 1, null_mut()), code(ErrorCode::NullPointer));
+        assert_eq!(kr_route(null(), b"k".as_ptr(), 1, &mut node), code(ErrorCode::NullPointer));
+        let units = [0x6bu16];
+        let mut via_utf16 = u32::MAX;
+        assert_eq!(kr_route_utf16(r, units.as_ptr(), 1, &mut via_utf16), OK);
+        assert_eq!(kr_route(r, b"k".as_ptr(), 1, &mut node), OK);
+        assert_eq!(via_utf16, node);
+        assert_eq!(kr_route_utf16(r, [0xD800u16].as_ptr(), 1, &mut node), code(ErrorCode::InvalidUtf8));
+        let (mut id, mut id_len) = (null(), 0usize);
+        assert_eq!(kr_route_id(r, b"k".as_ptr(), 1, &mut id, &mut id_len), OK);
+        assert!(["a", "b"].contains(&span(id, id_len).as_str()));
+        let keys = [KrKey { ptr: b"x".as_ptr(), len: 1 }, KrKey { ptr: null(), len: 0 }];
+        let mut out = [0u32; 2];
+        assert_eq!(kr_route_batch(r, keys.as_ptr(), 2, out.as_mut_ptr(), 2), OK);
+        assert_eq!(kr_route_batch(r, keys.as_ptr(), 2, out.as_mut_ptr(), 1), code(ErrorCode::BufferTooSmall));
+        assert_eq!(kr_route_batch(r, null(), 0, null_mut(), 0), OK);
+        let mut replicas = [0u32; 3];
+        assert_eq!(kr_replicas(r, b"k".as_ptr(), 1, replicas.as_mut_ptr(), 2), OK);
+        assert_ne!(replicas[0], replicas[1]);
+        assert_eq!(kr_replicas(r, b"k".as_ptr(), 1, replicas.as_mut_ptr(), 3), code(ErrorCode::ReplicasExceedNodes));
+        assert_eq!(kr_replicas(r, b"k".as_ptr(), 1, null_mut(), 0), OK);
+        let (mut has, mut slot) = (true, 7u32);
+        assert_eq!(kr_slot(r, b"k".as_ptr(), 1, &mut has, &mut slot), OK);
+        assert!(!has, "a ring has no slots");
+        assert_eq!(kr_router_node_count(r, &mut count), OK);
+        assert_eq!(count, 2);
+        assert_eq!(kr_router_node_id(r, 1, &mut id, &mut id_len), OK);
+        assert_eq!(span(id, id_len), "b");
+        assert_eq!(kr_router_node_id(r, 2, &mut id, &mut id_len), code(ErrorCode::NodeOutOfRange));
+        assert_eq!(kr_router_fingerprint(r, &mut fp), OK);
+        assert_eq!(kr_router_version(r, &mut version), OK);
+        assert_eq!(version, 3);
+        let (mut json, mut json_len) = (null(), 0usize);
+        assert_eq!(kr_router_canonical_json(r, &mut json, &mut json_len), OK);
+        assert!(span(json, json_len).contains("\"points_per_weight\":4"));
+        // A clone is another counted handle: the first can go, the clone still routes.
+        let mut clone = null_mut();
+        assert_eq!(kr_router_clone(r, &mut clone), OK);
+        kr_router_free(r);
+        assert_eq!(kr_route(clone, b"k".as_ptr(), 1, &mut node), OK);
+        kr_router_free(clone);
+        kr_router_free(null_mut());
+    }
+}
+
+#[test]
+fn failures_leave_outputs_alone_and_say_why() {
+    let mut r = std::ptr::dangling_mut::<KrRouter>(); // a sentinel: must be left as it is
+    let sentinel = r;
+    let bad = b"{\"algorithm\":\"ring\",\"nodes\":[";
+    unsafe {
+        assert_eq!(kr_router_from_json(bad.as_ptr().cast(), bad.len(), &mut r), code(ErrorCode::InvalidJson));
+        assert_eq!(r, sentinel);
+        let message = CStr::from_ptr(kr_last_error_message()).to_str().unwrap();
+        assert!(!message.is_empty());
+        assert_eq!(kr_router_from_json(null(), 5, &mut r), code(ErrorCode::NullPointer));
+        assert_eq!(kr_router_from_json(b"{}".as_ptr().cast(), 2, null_mut()), code(ErrorCode::NullPointer));
+        let spec = br#"{"algorithm":"ring","nodes":[{"id":"a"},{"id":"b"}]}"#;
+        let limits = br#"{"max_nodes":1}"#;
+        assert_eq!(
+            kr_router_from_json_with_limits(
+                spec.as_ptr().cast(),
+                spec.len(),
+                limits.as_ptr().cast(),
+                limits.len(),
+                &mut r
+            ),
+            code(ErrorCode::TooManyNodes)
+        );
+        assert_eq!(r, sentinel);
+        assert_eq!(
+            kr_router_from_json_with_limits(spec.as_ptr().cast(), spec.len(), null(), 0, &mut r),
+            OK,
+            "NULL limits are the defaults"
+        );
+        kr_router_free(r);
+        assert_eq!(CStr::from_ptr(kr_status_name(OK)).to_str().unwrap(), "ok");
+        assert!(kr_status_name(9999).is_null());
+        assert!(!CStr::from_ptr(kr_version()).to_bytes().is_empty());
+    }
+}
+
+#[test]
+fn the_builder_builds_what_json_would() {
+    let mut b = null_mut();
+    let mut r = null_mut();
+    unsafe {
+        assert_eq!(kr_builder_new(b"slots".as_ptr().cast(), 5, &mut b), OK);
+        assert_eq!(kr_builder_set_params_json(b, b"{\"count\":4}".as_ptr().cast(), 11), OK);
+        assert_eq!(kr_builder_set_version(b, 2), OK);
+        assert_eq!(kr_builder_add_node(b, b"a".as_ptr().cast(), 1, 1, null(), 0), OK);
+        assert_eq!(kr_builder_add_node_slots(b, 0, 1), OK);
+        assert_eq!(kr_builder_add_node(b, b"b".as_ptr().cast(), 1, 1, b"z".as_ptr().cast(), 1), OK);
+        assert_eq!(kr_builder_add_node_slots(b, 2, 3), OK);
+        assert_eq!(kr_builder_set_node_name(b, b"bee".as_ptr().cast(), 3), OK);
+        assert_eq!(kr_builder_set_node_address(b, b"h".as_ptr().cast(), 1, 11211), OK);
+        assert_eq!(kr_builder_build(b, &mut r), OK);
+        let (mut has, mut slot) = (false, 0u32);
+        assert_eq!(kr_slot(r, b"k".as_ptr(), 1, &mut has, &mut slot), OK);
+        assert!(has && slot < 4);
+        kr_router_free(r);
+        kr_builder_free(b);
+        assert_eq!(kr_builder_new(b"ring".as_ptr().cast(), 4, &mut b), OK);
+        assert_eq!(kr_builder_add_node(b, b"a".as_ptr().cast(), 1, 1, null(), 0), OK);
+        assert_eq!(kr_builder_build(b, &mut r), OK);
+        kr_builder_free(b);
+        kr_builder_free(null_mut());
+        let mut node = u32::MAX;
+        assert_eq!(kr_route(r, b"k".as_ptr(), 1, &mut node), OK);
+        assert_eq!(node, 0);
+        kr_router_free(r);
+    }
+}
+
+/// Raw pointers may cross threads: the handles are `Send + Sync` behind the C ABI.
+#[derive(Clone, Copy)]
+struct Shared(*mut KrSharedRouter);
+// SAFETY: a kr_shared_router may be used from any thread (the header's contract), which is
+// exactly what this test checks under Miri's data-race detector.
+unsafe impl Send for Shared {}
+
+#[test]
+fn a_shared_router_swaps_under_a_reader_thread() {
+    let a = from_json(r#"{"algorithm":"jump","version":1,"nodes":[{"id":"a"}]}"#);
+    let b = from_json(r#"{"algorithm":"jump","version":2,"nodes":[{"id":"a"},{"id":"b"}]}"#);
+    let mut shared = null_mut();
+    unsafe { assert_eq!(kr_shared_router_new(a, &mut shared), OK) };
+    let handle = Shared(shared);
+    let reader = std::thread::spawn(move || {
+        let handle = handle;
+        for _ in 0..8 {
+            let mut r = null_mut();
+            let (mut version, mut node) = (0u64, 0u32);
+            unsafe {
+                assert_eq!(kr_shared_router_load(handle.0, &mut r), OK);
+                assert_eq!(kr_router_version(r, &mut version), OK);
+                assert_eq!(kr_route(r, b"k".as_ptr(), 1, &mut node), OK);
+                assert!(u64::from(node) < version, "node {node} in view {version}");
+                kr_router_free(r);
+            }
+        }
+    });
+    for i in 0..8 {
+        unsafe { assert_eq!(kr_shared_router_store(shared, if i % 2 == 0 { b } else { a }), OK) };
+    }
+    reader.join().unwrap();
+    unsafe {
+        kr_shared_router_free(shared);
+        kr_router_free(a);
+        kr_router_free(b);
+    }
+}
