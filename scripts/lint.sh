@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make lint`: every formatter and linter in check mode, installing the tools it needs
 # (idempotently): rustfmt and clippy (scripts/setup.sh), ruff (pinned, into build/tools-venv),
-# shellcheck (Debian's) and cargo-deny (pinned, cargo install). Also checks that every generated
+# Debian's shellcheck and cargo-deny (pinned, cargo install). Also checks that every generated
 # file is current and that the dependency graph passes deny.toml (licences, bans, sources).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -165,6 +165,28 @@ fn the_builder_builds_what_json_would() {
     }
 }
 
+/// A short output buffer is `buffer_too_small` before any key is read, for every router: the
+/// text-only presets used to check their keys first (found by fuzzing:
+/// fuzz/regressions/c_abi/batch-short-buffer-null-key-text-ring).
+#[test]
+fn a_short_batch_buffer_is_reported_before_the_keys() {
+    for spec in [r#"{"algorithm":"uhashring","nodes":[{"id":"a"}]}"#, r#"{"algorithm":"ring","nodes":[{"id":"a"}]}"#] {
+        let r = from_json(spec);
+        let keys = [KrKey { ptr: null(), len: 39_062 }, KrKey { ptr: b"\xff".as_ptr(), len: 1 }];
+        let mut out = [u32::MAX; 1];
+        unsafe {
+            assert_eq!(
+                kr_route_batch(r, keys.as_ptr(), 2, out.as_mut_ptr(), 1),
+                code(ErrorCode::BufferTooSmall),
+                "{spec}"
+            );
+            assert_eq!(kr_route_batch(r, keys.as_ptr(), 2, null_mut(), 0), code(ErrorCode::BufferTooSmall), "{spec}");
+            kr_router_free(r);
+        }
+        assert_eq!(out, [u32::MAX], "nothing written");
+    }
+}
+
 /// Raw pointers may cross threads: the handles are `Send + Sync` behind the C ABI.
 #[derive(Clone, Copy)]
 struct Shared(*mut KrSharedRouter);

@@ -205,12 +205,15 @@ impl TextRing {
         Ok(self.ring.route(key))
     }
 
-    /// Routes many keys; every key is checked first, so nothing is written for a batch that
-    /// holds a refused key.
+    /// Routes many keys; the buffer, then every key, is checked first (the order every router's
+    /// batch checks in), so nothing is written for a batch that holds a refused key.
     ///
     /// # Errors
-    /// [`Error::InvalidKey`] with the key's position, or [`Error::BufferTooSmall`].
+    /// [`Error::BufferTooSmall`], or [`Error::InvalidKey`] with the key's position.
     pub fn route_batch<K: AsRef<[u8]>>(&self, keys: &[K], out: &mut [u32]) -> Result<(), BatchError> {
+        if out.len() < keys.len() {
+            return Err(Error::BufferTooSmall.into());
+        }
         for (i, k) in keys.iter().enumerate() {
             self.check(k.as_ref()).map_err(|e| BatchError::at(i, e))?;
         }
