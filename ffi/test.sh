@@ -6,7 +6,10 @@
 #      `cargo xtask codegen` generates from ffi/src and the error table today;
 #   3. compiles the C tests with -std=c99 -pedantic -Wall -Wextra -Werror, links each against
 #      the static and the shared library, and runs them under valgrind (and once more under
-#      AddressSanitizer + UBSan where it works): unit, bad input, threads, conformance;
+#      AddressSanitizer + UBSan where it works): unit, bad input, threads, swap stress (fewer
+#      swaps under valgrind), conformance; then natively: swap stress (with its VmRSS bound) and
+#      the memory-limit test (setrlimit and injected allocation failures, which valgrind and
+#      ASan cannot run);
 #   4. compiles and runs the quickstart, installs to a temporary prefix with
 #      `make -C ffi install` and compiles the quickstart again through pkg-config;
 #   5. runs the Java test: keyroute through JNA against spymemcached and Guava in one JVM.
@@ -57,9 +60,11 @@ fi
 
 # ---------------------------------------------------------------- 3. C tests
 CFLAGS=(-std=c99 -pedantic -Wall -Wextra -Werror -g -I"$FFI/include")
-TESTS=(test_unit test_bad_input test_threads conformance)
+TESTS=(test_unit test_bad_input test_threads test_swap_stress conformance) # valgrind, ASan
+NATIVE_TESTS=(test_swap_stress test_oom)                                   # neither
+VALGRIND_SWAPS=5000 # test_swap_stress under valgrind (~50x slower): 100,000 natively and under ASan
 extra_libs() { [ "$1" = conformance ] && pkg-config --libs jansson || true; }
-for t in "${TESTS[@]}"; do
+for t in "${TESTS[@]}" test_oom; do
   # shellcheck disable=SC2046
   gcc "${CFLAGS[@]}" -pthread "$FFI/tests/$t.c" "$LIB/libkeyroute.a" $(extra_libs "$t") -ldl -lm -o "$OUT/$t-static"
   # shellcheck disable=SC2046
@@ -67,14 +72,21 @@ for t in "${TESTS[@]}"; do
 done
 pass "C tests compile with -std=c99 -pedantic -Wall -Wextra -Werror (static and shared)"
 
-# Runs the jobs below at most $JOBS at a time, each into its own log, then reports in order.
+# Runs the jobs below at most $JOBS at a time, each into its own log (and its wall time into
+# NAME.secs), then reports in order.
 job_names=()
 job_pids=()
 run_job() { # name, command...
   local name="$1"
   shift
   while (($(jobs -rp | wc -l) >= JOBS)); do sleep 0.2; done
-  ("$@" >"$OUT/$name.log" 2>&1) &
+  (
+    start=$SECONDS
+    rc=0
+    "$@" >"$OUT/$name.log" 2>&1 || rc=$?
+    echo $((SECONDS - start)) >"$OUT/$name.secs"
+    exit "$rc"
+  ) &
   job_names+=("$name")
   job_pids+=("$!")
 }
@@ -82,8 +94,9 @@ finish_jobs() {
   local i
   for i in "${!job_names[@]}"; do
     if wait "${job_pids[$i]}"; then
-      echo "--- ${job_names[$i]}: $(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$OUT/${job_names[$i]}.log" | tail -n 1)"
-      grep -E '^(threads:|[0-9]+ files)' "$OUT/${job_names[$i]}.log" || true
+      echo "--- ${job_names[$i]}: $(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$OUT/${job_names[$i]}.log" | tail -n 1)" \
+        "($(cat "$OUT/${job_names[$i]}.secs" 2>/dev/null || echo '?') s)"
+      grep -E '^(threads:|[0-9]+ files|swap stress: ([0-9]+ swaps|VmRSS))' "$OUT/${job_names[$i]}.log" || true
       pass "${job_names[$i]}"
     else
       echo "--- ${job_names[$i]}: log follows" >&2
@@ -96,11 +109,22 @@ finish_jobs() {
 }
 
 VALGRIND=(valgrind -q --error-exitcode=1 --leak-check=full)
-args_for() { [ "$1" = conformance ] && echo "$VECTORS" || true; }
+args_for() { # test, mode (valgrind, asan, native)
+  case "$1:$2" in
+    conformance:*) echo "$VECTORS" ;;
+    test_swap_stress:valgrind) echo "$VALGRIND_SWAPS --no-rss-check" ;;
+  esac
+}
 for t in "${TESTS[@]}"; do
   for link in static shared; do
     # shellcheck disable=SC2046
-    run_job "valgrind-$t-$link" "${VALGRIND[@]}" "$OUT/$t-$link" $(args_for "$t")
+    run_job "valgrind-$t-$link" "${VALGRIND[@]}" "$OUT/$t-$link" $(args_for "$t" valgrind)
+  done
+done
+for t in "${NATIVE_TESTS[@]}"; do
+  for link in static shared; do
+    # shellcheck disable=SC2046
+    run_job "native-$t-$link" "$OUT/$t-$link" $(args_for "$t" native)
   done
 done
 
@@ -112,7 +136,7 @@ if echo 'int main(void){return 0;}' | gcc -fsanitize=address,undefined -x c - -o
     gcc "${CFLAGS[@]}" -pthread -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all \
       "$FFI/tests/$t.c" "$LIB/libkeyroute.a" $(extra_libs "$t") -ldl -lm -o "$OUT/$t-asan"
     # shellcheck disable=SC2046
-    run_job "asan-$t" env ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 "$OUT/$t-asan" $(args_for "$t")
+    run_job "asan-$t" env ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 "$OUT/$t-asan" $(args_for "$t" asan)
   done
 else
   echo "note: AddressSanitizer does not work here; valgrind covers memory errors"

@@ -7,8 +7,9 @@
 # spans, handles as reference counts, the thread-local error message, the shared router's swap
 # across threads) are all reached by ffi/src/miri_tests.rs, which calls every entry point as C
 # would; keyroute-bindings has no `unsafe` of its own but holds the shared router (arc-swap's
-# `unsafe`) and every spec path, so its unit tests run whole; the core's one `unsafe` (a cache
-# prefetch hint in the ring's batch lookup) is reached by its table tests. The property tests
+# `unsafe`, swapped under reader threads) and the spec and key paths every surface takes, so
+# those unit tests run; the core's one `unsafe` (a cache prefetch hint in the ring's batch
+# lookup) is reached by its ring tests. The property tests
 # and the conformance corpus are left to the native runs: under Miri (about 1000× slower) they
 # would take hours and reach no `unsafe` the subset does not. The Python and Node modules call
 # into their runtimes' C APIs, which Miri cannot run; they run under ASan/valgrind-free
@@ -20,6 +21,6 @@ ensure_nightly miri rust-src
 export MIRIFLAGS="${MIRIFLAGS:--Zmiri-strict-provenance}"
 run() { echo "miri: $*"; cargo "+$NIGHTLY" miri test --locked -q "$@"; }
 run -p keyroute-ffi --lib miri_tests
-run -p keyroute-bindings --lib
+run -p keyroute-bindings --lib -- shared:: spec:: keys:: limits:: owned:: server:: error::
 run -p keyroute --lib ring::
 echo "miri: ok"

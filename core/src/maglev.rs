@@ -130,9 +130,13 @@ impl Maglev {
         }
         let reachable = claimed.iter().filter(|&&c| c > 0).count() as u32;
         let table = if topology.len() <= usize::from(u16::MAX) + 1 {
-            Table::U16(entries.iter().map(|&e| e as u16).collect())
+            // Reserved fallibly, then filled without growing: the u32 table is still held.
+            let mut narrow = crate::budget::try_with_capacity(entries.len())?;
+            narrow.extend(entries.iter().map(|&e| e as u16));
+            drop(entries);
+            Table::U16(narrow.into()) // capacity is exact: no reallocation
         } else {
-            Table::U32(entries.into())
+            Table::U32(entries.into()) // capacity is exact: no reallocation
         };
         Ok(Self { topology, table, reachable })
     }

@@ -92,7 +92,14 @@ fn for_each_key(keys: &Bound<'_, PyAny>, mut f: impl FnMut(usize, &[u8]) -> PyRe
     // the list or tuple cannot change while it is read.
     let seq = keys;
     let is_list = seq.is_instance_of::<PyList>();
-    for i in 0..seq.len()? {
+    // The items it really holds: a subclass's `__len__` may claim any length (and is Python
+    // code), but the items are read from the list or tuple itself.
+    // SAFETY: `seq` is a live list or tuple (checked above), and the GIL is held.
+    let len = unsafe { if is_list { ffi::PyList_Size(seq.as_ptr()) } else { ffi::PyTuple_Size(seq.as_ptr()) } };
+    if len < 0 {
+        return Err(PyErr::fetch(py));
+    }
+    for i in 0..len as usize {
         // SAFETY: `seq` is a list or tuple with more than `i` items (nothing runs that could
         // shrink it); the item is borrowed from it, and the GIL is held.
         let item = unsafe {

@@ -97,8 +97,11 @@ impl PyRouter {
             None => Limits::DEFAULT,
         };
         // Size first, as everywhere: a str longer in characters than the limit is longer still
-        // in UTF-8 bytes, and need not be encoded to be refused.
-        let chars = text.len()?;
+        // in UTF-8 bytes, and need not be encoded to be refused. (The str's own length: a
+        // subclass's `__len__` is Python code and may claim anything.)
+        // SAFETY: `text` is a live str, and the GIL is held.
+        let chars = unsafe { ffi::PyUnicode_GetLength(text.as_ptr()) };
+        let chars = usize::try_from(chars).map_err(|_| PyErr::fetch(py))?;
         if let Err(e) = limits.check_spec_bytes(chars, "the spec") {
             return Err(errors::to_py(py, &e));
         }

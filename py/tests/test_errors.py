@@ -18,6 +18,7 @@ BUILTIN = {
     "range": ValueError,
     "lookup": LookupError,
     "io": OSError,
+    "memory": MemoryError,
     "internal": RuntimeError,
 }
 

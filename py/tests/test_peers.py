@@ -75,7 +75,7 @@ def test_jump_consistent_hash(buckets: int, figure: Any) -> None:
     hashes = rng.integers(0, 2**64, size=N_KEYS, dtype=np.uint64)
     hashes[:4] = [0, 1, 2**63, 2**64 - 1]
     want = np.array([jump.hash(int(h), buckets) for h in hashes], dtype=np.uint32)
-    router = keyroute.Jump(buckets, key_hash="u64be")
+    router = keyroute.Jump(buckets, key_hash="u64be", limits={"max_nodes": max(buckets, 16384)})
     got = router.route_many(hashes)  # numpy path: the integers as key hashes
     assert (got == want).all(), f"{int((got != want).sum())} of {N_KEYS} differ"
     keys = [int(h).to_bytes(8, "big") for h in hashes[:10_000]]

@@ -3,10 +3,11 @@ while another thread swaps the topology under them through a SharedRouter."""
 
 from __future__ import annotations
 
+import json
 import sys
 import threading
 import time
-from typing import List
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
 import keyroute
 import numpy as np
@@ -142,3 +143,184 @@ def test_batches_release_the_gil() -> None:
         stop.set()
         sys.setswitchinterval(old)
         t.join()
+
+
+def _rss() -> Optional[int]:
+    """This process's resident set in bytes (Linux), or None."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
+#: Keys the stress readers route (a batch is all of them).
+STRESS_KEYS = [f"user:{i}" for i in range(64)]
+#: RSS growth allowed after warm-up, over the whole run.
+RSS_BOUND = 8 * 2**20
+
+
+class Views:
+    """Routers a writer stores (topology ``t`` of ``len(self)``), with every answer precomputed,
+    so a reader can tell which topologies an answer could have come from."""
+
+    def __init__(self, routers: Sequence[keyroute.Router]) -> None:
+        self.routers = list(routers)
+        self.route: List[Any] = [[r.route(k) for k in STRESS_KEYS] for r in routers]
+        self.index: List[Any] = [[r.route_index(k) for k in STRESS_KEYS] for r in routers]
+        self.replicas: List[Any] = [[r.replicas(k, 2) for k in STRESS_KEYS] for r in routers]
+        self.batch: List[Any] = [r.route_many(STRESS_KEYS) for r in routers]
+        # Each topology's batch answer is its own: a batch names the one router that routed it.
+        assert len({tuple(b) for b in self.batch}) == len(routers)
+
+    def __len__(self) -> int:
+        return len(self.routers)
+
+
+def stress(
+    shared: keyroute.SharedRouter,
+    views: Views,
+    swaps: int,
+    store: Callable[[int], None],
+    version_of: Callable[[int], int],
+    monotone: bool,
+    readers: int = 4,
+) -> Dict[str, Any]:
+    """``readers`` threads route through ``shared`` (route, route_index, replicas, route_many and
+    load, in turn) while this thread calls ``store(s)`` for s = 1..swaps, which stores a router
+    of topology ``s % len(views)`` and version ``version_of(s)`` (step 0 is the router
+    ``shared`` starts with).
+
+    Each reader notes the last step announced before and after each call; the router the call
+    used was current at some step in [before, after + 1] (a store is announced after it is
+    made, so step after + 1 may be in place unannounced). Whatever the call answered must be
+    the answer of one of those steps' topologies, a loaded router's version one of theirs, and,
+    when versions are stored increasing, the versions one reader loads never decrease.
+    Returns the figures of the run."""
+    step = [0]
+    n = len(views)
+    done = threading.Event()
+    errors: List[BaseException] = []
+    counts = [[0, 0] for _ in range(readers)]  # per reader: checked calls, calls spanning a swap
+
+    def window(before: int, after: int) -> range:
+        return range(before, min(after + 1, swaps) + 1)
+
+    def reader(r: int) -> None:
+        try:
+            i = r
+            last_version = -1
+            while not done.is_set():
+                k = i % len(STRESS_KEYS)
+                op = i % 5
+                before = step[0]
+                if op == 0:
+                    got: Any = shared.route(STRESS_KEYS[k])
+                elif op == 1:
+                    got = shared.route_index(STRESS_KEYS[k])
+                elif op == 2:
+                    got = shared.replicas(STRESS_KEYS[k], 2)
+                elif op == 3:
+                    got = shared.route_many(STRESS_KEYS)
+                else:
+                    got = shared.load().version
+                after = step[0]
+                steps = window(before, after)
+                if op == 4:
+                    assert got in {version_of(s) for s in steps}, (got, before, after)
+                    assert not monotone or got >= last_version, (got, last_version)
+                    last_version = got
+                else:
+                    answers = [views.route, views.index, views.replicas, views.batch][op]
+                    want = [answers[s % n] if op == 3 else answers[s % n][k] for s in steps]
+                    assert got in want, (op, k, got, before, after)
+                counts[r][0] += 1
+                counts[r][1] += after != before
+                i += 1
+        except BaseException as e:  # reported by the main thread
+            errors.append(e)
+            done.set()
+
+    threads = [threading.Thread(target=reader, args=(r,)) for r in range(readers)]
+    for t in threads:
+        t.start()
+    rss_warm: Optional[int] = None
+    start = time.perf_counter()
+    try:
+        for s in range(1, swaps + 1):
+            store(s)
+            step[0] = s
+            if s == swaps // 10:
+                rss_warm = _rss()
+            if errors:
+                break
+    finally:
+        seconds = time.perf_counter() - start
+        rss_end = _rss()
+        done.set()
+        for t in threads:
+            t.join()
+    assert not errors, errors[0]
+    reads = sum(c[0] for c in counts)
+    assert all(c[0] > 0 for c in counts), f"a reader never ran: {counts}"
+    growth = None if rss_warm is None or rss_end is None else rss_end - rss_warm
+    if growth is not None:
+        assert growth < RSS_BOUND, f"RSS grew by {growth} bytes after warm-up"
+    return {
+        "swaps": swaps,
+        "reads": reads,
+        "spanning": sum(c[1] for c in counts),
+        "seconds": seconds,
+        "rss_growth": growth,
+    }
+
+
+def _figures(name: str, f: Dict[str, Any]) -> str:
+    growth = "n/a" if f["rss_growth"] is None else f"{f['rss_growth'] / 2**20:+.2f} MiB"
+    return (
+        f"{name}: {f['swaps']} swaps, {f['reads']} checked reads by 4 threads ({f['spanning']} "
+        f"spanning a swap) in {f['seconds']:.1f} s, RSS after warm-up {growth}"
+    )
+
+
+def test_swap_stress_100k_swaps_among_prebuilt_views(figure: Any) -> None:
+    """100,000 swaps among four prebuilt routers (versions 1-4, four algorithms: a router's
+    answers mixed with another's would show) while four threads route."""
+    routers: List[keyroute.Router] = [
+        keyroute.Ring([f"cache-{i}" for i in range(3)], version=1),
+        keyroute.Maglev([f"cache-{i}" for i in range(4)], table_size=257, version=2),
+        keyroute.Rendezvous([f"cache-{i}" for i in range(5)], version=3),
+        keyroute.MultiProbe([f"cache-{i}" for i in range(6)], version=4),
+    ]
+    views = Views(routers)
+    shared = keyroute.SharedRouter(routers[0])
+
+    def store(s: int) -> None:
+        old = shared.store(routers[s % 4])
+        assert old.version == routers[(s - 1) % 4].version  # only this thread stores
+
+    f = stress(shared, views, 100_000, store, lambda s: routers[s % 4].version, monotone=False)
+    figure(_figures("swap stress (prebuilt views)", f))
+
+
+def test_swap_stress_fresh_routers_with_increasing_versions(figure: Any) -> None:
+    """Every swap stores a router built just then, with version = step: each reader's loaded
+    versions never decrease, every answer is one of a current view, and the routers replaced
+    are freed (the resident set stays flat)."""
+    texts = [
+        json.dumps({"algorithm": "ring", "nodes": [{"id": f"cache-{i}"} for i in range(n)], "params": {"points_per_weight": 40}})
+        for n in (3, 4, 5, 6)
+    ]
+    views = Views([keyroute.Router(t) for t in texts])
+    shared = keyroute.SharedRouter(views.routers[0])
+
+    def store(s: int) -> None:
+        shared.store(keyroute.Router(texts[s % 4][:-1] + f', "version": {s}}}'))
+
+    # Fewer swaps than the prebuilt test: each builds a router while holding the GIL the four
+    # readers wait on, so a swap costs a switch interval (5 ms), not the build's few µs.
+    f = stress(shared, views, 2_000, store, lambda s: s, monotone=True)
+    figure(_figures("swap stress (a new router every swap, versions increasing)", f))

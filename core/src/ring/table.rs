@@ -166,6 +166,7 @@ impl PointTable {
                 continue;
             };
             scratch.clear();
+            scratch.try_reserve(hi - lo).map_err(|_| Error::OutOfMemory)?;
             scratch.extend(points.iter().copied().zip(owns.iter().copied()));
             let first_bucket = q * per_part;
             let Some(local) = index.get_mut(first_bucket..first_bucket + per_part + 1) else { continue };
@@ -184,6 +185,7 @@ impl PointTable {
                 }
             }
             fill.clear();
+            fill.try_reserve(per_part).map_err(|_| Error::OutOfMemory)?;
             fill.extend_from_slice(local.get(..per_part).unwrap_or(&[]));
             for &(p, owner) in &scratch {
                 if let Some(c) = fill.get_mut((p >> low_bits) as usize - first_bucket) {
@@ -200,9 +202,16 @@ impl PointTable {
         }
         drop(owners);
         // A single-pass gathering left room between partitions: give it back (the packed table
-        // now fills exactly `count` slots; the padding is rewritten below).
+        // now fills exactly `count` slots; the padding is rewritten below). `shrink_to_fit`
+        // would abort if the allocator refused, so the table moves to an exact allocation
+        // when one can be had, and keeps its few percent of spare room when not.
         slots.truncate(count + WINDOW);
-        slots.shrink_to_fit();
+        if slots.capacity() > slots.len()
+            && let Ok(mut exact) = crate::budget::try_with_capacity(slots.len())
+        {
+            exact.extend_from_slice(&slots);
+            slots = exact;
+        }
         if let Some(pad) = slots.get_mut(count..) {
             pad.fill(u64::MAX);
         }

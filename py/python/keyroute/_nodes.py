@@ -37,7 +37,7 @@ def node_list(nodes: Nodes) -> List[Dict[str, Any]]:
     return [{"id": n} if isinstance(n, str) else dict(n) if isinstance(n, Mapping) else n for n in items]
 
 
-def bucket_list(nodes: Union[int, Nodes], limits: Optional[Mapping[str, int]] = None) -> List[Dict[str, Any]]:
+def bucket_list(nodes: Union[int, Nodes], limits: Optional[Mapping[str, object]] = None) -> List[Dict[str, Any]]:
     """Nodes for bucket algorithms: ``n`` gives buckets with ids ``"0"`` … ``"n-1"``.
 
     A count above the node limit (``limits["max_nodes"]``, else the default) is refused before
@@ -47,8 +47,9 @@ def bucket_list(nodes: Union[int, Nodes], limits: Optional[Mapping[str, int]] = 
         raise InvalidTypeError("nodes must be a bucket count or nodes, not a bool")
     if isinstance(nodes, int):
         max_nodes = _native.LIMITS["max_nodes"]
-        if limits is not None and isinstance(limits.get("max_nodes"), int):
-            max_nodes = limits["max_nodes"]
+        given = limits.get("max_nodes") if limits is not None else None
+        if isinstance(given, int):
+            max_nodes = given
         if nodes > max_nodes:
             raise TooManyNodesError(f"{nodes} nodes, above the limit of {max_nodes}")
         return [{"id": str(i)} for i in range(nodes)]

@@ -11,3 +11,5 @@ keyroute.Libmemcached(["h"], distribution="modula")  # E
 ring.fingerprint = 3  # E
 number: int = ring.route("k")  # E
 keyroute.Transition(ring, ring, "half")  # E
+keyroute.Ring(["a"], limits={"max_point": 10})  # E
+keyroute.Ring(["a"], limits={"max_points": "10"})  # E

@@ -65,3 +65,10 @@ assert_type(t.route_with_fallback("k"), Tuple[str, Optional[str]])
 assert_type(t.with_progress(1.0), keyroute.Transition)
 assert_type(t.source, keyroute.Router)
 assert_type(t.route_many(["k"]), List[str])
+
+limits: keyroute.Limits = {"max_nodes": 100_000}
+assert_type(keyroute.Jump(100_000, limits=limits), keyroute.Jump)
+assert_type(keyroute.Maglev(["a"], table_size=13, limits={"max_table_entries": 13}), keyroute.Maglev)
+assert_type(keyroute.Router('{"algorithm": "jump", "nodes": [{"id": "a"}]}', limits=keyroute.LIMITS_CEILING), keyroute.Router)
+assert_type(keyroute.Router.from_json(ring.canonical_json, limits={"max_spec_bytes": 1024}), keyroute.Router)
+assert_type(keyroute.LIMITS["max_nodes"], int)
