@@ -8,7 +8,8 @@ CARGO := cargo
 export CARGO_TERM_COLOR ?= never
 
 .PHONY: all help setup demo test check lint codegen codegen-check test-rust nostd doc test-naive test-peers \
-	test-ffi test-py test-js wasm playground install bench vectors conformance-peers fmt clean
+	test-ffi test-py test-js test-fuzz-smoke test-miri-quick miri fuzz test-cross wasm playground install bench \
+	vectors conformance-peers fmt clean
 
 all: test
 
@@ -21,7 +22,7 @@ setup: ## The pinned Rust toolchain, its components and targets (rust-toolchain.
 demo: setup ## What adding one node does to a cache, per algorithm (keyroute demo).
 	$(CARGO) run --release --locked -p keyroute-cli -- demo
 
-test: setup lint test-rust nostd doc test-naive test-peers test-ffi test-py test-js ## Every test of every crate and surface (CI).
+test: setup lint test-rust nostd doc test-naive test-peers test-ffi test-py test-js test-fuzz-smoke test-miri-quick ## Every test of every crate and surface (CI).
 
 check: setup ## The quick loop: format, clippy, generated files, unit tests (no surfaces, no peers).
 	$(CARGO) fmt --all --check
@@ -61,6 +62,22 @@ test-py: ## Python: pip install ./py in a fresh venv, mypy, stubtest, pytest (li
 
 test-js: ## JavaScript: the addon and WebAssembly, shared tests, live npm peers, Chromium, tsc, installs.
 	node/test.sh
+
+test-fuzz-smoke: ## Every committed fuzz reproducer, then each fuzz target for 15 s from its seeds.
+	scripts/fuzz.sh smoke
+
+test-miri-quick: ## Miri over the C ABI's boundary tests (every `unsafe` block of ffi/src).
+	scripts/miri.sh quick
+
+miri: ## Miri over every test that reaches keyroute's `unsafe` (C ABI, shared routers, the core's ring).
+	scripts/miri.sh
+
+FUZZ_SECONDS ?= 3600
+fuzz: ## Long fuzzing: each target for FUZZ_SECONDS (3600) or 10 million executions.
+	scripts/fuzz.sh long $(FUZZ_SECONDS)
+
+test-cross: ## Big-endian s390x and 32-bit i686 under qemu: the whole conformance corpus, the core's tests.
+	scripts/test-cross.sh
 
 wasm: ## Build the WebAssembly backend into node/wasm (wasm-bindgen CLI and binaryen installed first).
 	wasm/build.sh

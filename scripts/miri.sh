@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# `make miri`: the tests that reach keyroute's `unsafe` code, run under Miri (the pinned
-# nightly's interpreter, which fails on undefined behaviour: out-of-bounds or dangling
-# accesses, invalid references, data races, leaks, provenance errors).
+# `make miri` (scripts/miri.sh): the tests that reach keyroute's `unsafe` code, run under Miri
+# (the pinned nightly's interpreter, which fails on undefined behaviour: out-of-bounds or
+# dangling accesses, invalid references, data races, leaks, provenance errors).
+# `make test` runs `scripts/miri.sh quick`: the C ABI's part only (MIRI_TIMES below).
 #
 # Which tests, and why these: the `unsafe` blocks of the C ABI (ffi/src: raw pointers and
 # spans, handles as reference counts, the thread-local error message, the shared router's swap
@@ -20,7 +21,13 @@ source scripts/nightly.sh
 ensure_nightly miri rust-src
 export MIRIFLAGS="${MIRIFLAGS:--Zmiri-strict-provenance}"
 run() { echo "miri: $*"; cargo "+$NIGHTLY" miri test --locked -q "$@"; }
-run -p keyroute-ffi --lib miri_tests
-run -p keyroute-bindings --lib -- shared:: spec:: keys:: limits:: owned:: server:: error::
-run -p keyroute --lib ring::
+case ${1:-all} in
+  quick) # `make test`: the C ABI's boundary tests, every `unsafe` block of ffi/src
+    run -p keyroute-ffi --lib miri_tests ;;
+  all)
+    run -p keyroute-ffi --lib miri_tests
+    run -p keyroute-bindings --lib -- shared:: spec:: keys:: limits:: owned:: server:: error::
+    run -p keyroute --lib ring:: ;;
+  *) echo "usage: scripts/miri.sh [quick|all]" >&2; exit 2 ;;
+esac
 echo "miri: ok"

@@ -39,7 +39,9 @@ pub unsafe extern "C" fn kr_builder_new(
     builder: *mut *mut KrBuilder,
 ) -> KrStatus {
     call(|| {
+        // SAFETY: `builder` is NULL or writable and not aliased, as this function's `# Safety` requires.
         let out = unsafe { get_mut(builder, "builder") }?;
+        // SAFETY: `algorithm` is NULL or points to `algorithm_len` readable bytes, as this function's `# Safety` requires.
         let algorithm = unsafe { text(algorithm, algorithm_len, "algorithm") }?;
         *out = Box::into_raw(Box::new(Spec::new(algorithm))).cast::<KrBuilder>();
         Ok(())
@@ -74,7 +76,9 @@ pub unsafe extern "C" fn kr_builder_set_params_json(
     json_len: usize,
 ) -> KrStatus {
     call(|| {
+        // SAFETY: `builder` is NULL or a live builder, as this function's `# Safety` requires.
         let spec = unsafe { spec(builder) }?;
+        // SAFETY: `json` is NULL or points to `json_len` readable bytes, as this function's `# Safety` requires.
         let json = unsafe { text(json, json_len, "json") }?;
         spec.set_params_json(json)
     })
@@ -87,6 +91,7 @@ pub unsafe extern "C" fn kr_builder_set_params_json(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn kr_builder_set_version(builder: *mut KrBuilder, version: u64) -> KrStatus {
     call(|| {
+        // SAFETY: `builder` is NULL or a live builder, as this function's `# Safety` requires.
         unsafe { spec(builder) }?.version = version;
         Ok(())
     })
@@ -109,8 +114,11 @@ pub unsafe extern "C" fn kr_builder_add_node(
     zone_len: usize,
 ) -> KrStatus {
     call(|| {
+        // SAFETY: `builder` is NULL or a live builder, as this function's `# Safety` requires.
         let spec = unsafe { spec(builder) }?;
+        // SAFETY: `id` is NULL or points to `id_len` readable bytes, as this function's `# Safety` requires.
         let id = unsafe { text(id, id_len, "id") }?;
+        // SAFETY: `zone` is NULL or points to `zone_len` readable bytes, as this function's `# Safety` requires.
         let zone = unsafe { optional_text(zone, zone_len, "zone") }?;
         spec.nodes.push(NodeSpec { weight, zone: zone.map(str::to_owned), ..NodeSpec::new(id) });
         Ok(())
@@ -133,7 +141,9 @@ pub unsafe extern "C" fn kr_builder_set_node_address(
     port: u16,
 ) -> KrStatus {
     call(|| {
+        // SAFETY: `builder` is NULL or a live builder, as this function's `# Safety` requires.
         let spec = unsafe { spec(builder) }?;
+        // SAFETY: `host` is NULL or points to `host_len` readable bytes, as this function's `# Safety` requires.
         let host = unsafe { text(host, host_len, "host") }?;
         let node = last_node(spec)?;
         node.host = Some(host.to_owned());
@@ -157,7 +167,9 @@ pub unsafe extern "C" fn kr_builder_set_node_name(
     name_len: usize,
 ) -> KrStatus {
     call(|| {
+        // SAFETY: `builder` is NULL or a live builder, as this function's `# Safety` requires.
         let spec = unsafe { spec(builder) }?;
+        // SAFETY: `name` is NULL or points to `name_len` readable bytes, as this function's `# Safety` requires.
         let name = unsafe { text(name, name_len, "name") }?;
         last_node(spec)?.name = Some(name.to_owned());
         Ok(())
@@ -175,6 +187,7 @@ pub unsafe extern "C" fn kr_builder_set_node_name(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn kr_builder_add_node_slots(builder: *mut KrBuilder, first: u32, last: u32) -> KrStatus {
     call(|| {
+        // SAFETY: `builder` is NULL or a live builder, as this function's `# Safety` requires.
         let node = last_node(unsafe { spec(builder) }?)?;
         node.slots.get_or_insert_with(Vec::new).push([first, last]);
         Ok(())
@@ -194,6 +207,7 @@ pub unsafe extern "C" fn kr_builder_add_node_slots(builder: *mut KrBuilder, firs
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn kr_builder_build(builder: *const KrBuilder, router: *mut *mut KrRouter) -> KrStatus {
     call(|| {
+        // SAFETY: `router` is NULL or writable and not aliased, as this function's `# Safety` requires.
         let out = unsafe { get_mut(router, "router") }?;
         // SAFETY: a builder handle is `Box::into_raw` of a `Box<Spec>`.
         let spec = unsafe { get(builder.cast::<Spec>(), "builder") }?;

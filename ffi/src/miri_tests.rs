@@ -3,7 +3,10 @@
 //! are the tests `make miri` runs under Miri, which checks every `unsafe` block they reach
 //! (pointer reads and writes, handle reference counts, slices from raw parts, the thread-local
 //! error message, the shared router's swap between threads) for undefined behaviour.
+// The `unsafe` blocks below are calls of the C ABI as C makes them, each with the arguments
+// its `# Safety` section names (Miri checks that they are).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+#![allow(clippy::undocumented_unsafe_blocks)]
 
 use std::ffi::{CStr, c_char};
 use std::ptr::{null, null_mut};

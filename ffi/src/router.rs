@@ -30,7 +30,9 @@ pub unsafe extern "C" fn kr_router_from_json(
     router: *mut *mut KrRouter,
 ) -> KrStatus {
     call(|| {
+        // SAFETY: `router` is NULL or writable and not aliased, as this function's `# Safety` requires.
         let out = unsafe { get_mut(router, "router") }?;
+        // SAFETY: `json` is NULL or points to `json_len` readable bytes, as this function's `# Safety` requires.
         let json = unsafe { bytes(json.cast::<u8>(), json_len, "json") }?;
         *out = router_handle(Arc::new(Router::from_bytes(json, &Limits::DEFAULT)?));
         Ok(())
@@ -55,8 +57,11 @@ pub unsafe extern "C" fn kr_router_from_json_with_limits(
     router: *mut *mut KrRouter,
 ) -> KrStatus {
     call(|| {
+        // SAFETY: `router` is NULL or writable and not aliased, as this function's `# Safety` requires.
         let out = unsafe { get_mut(router, "router") }?;
+        // SAFETY: `json` is NULL or points to `json_len` readable bytes, as this function's `# Safety` requires.
         let json = unsafe { bytes(json.cast::<u8>(), json_len, "json") }?;
+        // SAFETY: `limits_json` is NULL or points to `limits_len` readable bytes, as this function's `# Safety` requires.
         let limits = match unsafe { optional_text(limits_json, limits_len, "limits_json") }? {
             Some(text) => Limits::from_json(text)?,
             None => Limits::DEFAULT,
@@ -89,7 +94,9 @@ pub unsafe extern "C" fn kr_router_free(router: *mut KrRouter) {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn kr_router_clone(router: *const KrRouter, clone: *mut *mut KrRouter) -> KrStatus {
     call(|| {
+        // SAFETY: `clone` is NULL or writable and not aliased, as this function's `# Safety` requires.
         let out = unsafe { get_mut(clone, "clone") }?;
+        // SAFETY: `router` is NULL or a live router handle, as this function's `# Safety` requires.
         unsafe { self::router(router) }?;
         // SAFETY: a live handle is an `Arc<Router>` reference; the count goes up by one for `out`.
         *out = router_handle(unsafe {
@@ -112,8 +119,11 @@ pub unsafe extern "C" fn kr_router_clone(router: *const KrRouter, clone: *mut *m
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn kr_route(router: *const KrRouter, key: *const u8, key_len: usize, node: *mut u32) -> KrStatus {
     call(|| {
+        // SAFETY: `router` is NULL or a live router handle, as this function's `# Safety` requires.
         let r = unsafe { self::router(router) }?;
+        // SAFETY: `node` is NULL or writable and not aliased, as this function's `# Safety` requires.
         let out = unsafe { get_mut(node, "node") }?;
+        // SAFETY: `key` is NULL or points to `key_len` readable bytes, as this function's `# Safety` requires.
         let key = unsafe { bytes(key, key_len, "key") }?;
         *out = r.route(key)?;
         Ok(())
@@ -140,8 +150,11 @@ pub unsafe extern "C" fn kr_route_utf16(
     node: *mut u32,
 ) -> KrStatus {
     call(|| {
+        // SAFETY: `router` is NULL or a live router handle, as this function's `# Safety` requires.
         let r = unsafe { self::router(router) }?;
+        // SAFETY: `node` is NULL or writable and not aliased, as this function's `# Safety` requires.
         let out = unsafe { get_mut(node, "node") }?;
+        // SAFETY: `units` is NULL or points to `units_len` readable u16s, as this function's `# Safety` requires.
         let units = unsafe { utf16(units, units_len, "units") }?;
         *out = keyroute_bindings::keys::with_utf16_key(units, |key| r.route(key))??;
         Ok(())
@@ -165,8 +178,11 @@ pub unsafe extern "C" fn kr_route_id(
     id_len: *mut usize,
 ) -> KrStatus {
     call(|| {
+        // SAFETY: `router` is NULL or a live router handle, as this function's `# Safety` requires.
         let r = unsafe { self::router(router) }?;
+        // SAFETY: `id` is NULL or writable and not aliased; `id_len` is NULL or writable and not aliased, as this function's `# Safety` requires.
         let (id, id_len) = unsafe { (get_mut(id, "id")?, get_mut(id_len, "id_len")?) };
+        // SAFETY: `key` is NULL or points to `key_len` readable bytes, as this function's `# Safety` requires.
         let key = unsafe { bytes(key, key_len, "key") }?;
         let owner = r.route_id(key)?;
         *id = owner.as_ptr().cast::<c_char>();
@@ -232,7 +248,9 @@ pub unsafe extern "C" fn kr_route_batch(
     nodes_len: usize,
 ) -> KrStatus {
     call(|| {
+        // SAFETY: `router` is NULL or a live router handle, as this function's `# Safety` requires.
         let r = unsafe { self::router(router) }?;
+        // SAFETY: `keys` is NULL or points to `key_count` readable key spans, as this function's `# Safety` requires.
         let keys = unsafe { span(keys, key_count, "keys") }?;
         if nodes.is_null() && nodes_len != 0 {
             return Err(error(ErrorCode::NullPointer, "nodes is NULL".into()));
@@ -315,7 +333,9 @@ pub unsafe extern "C" fn kr_replicas(
     count: usize,
 ) -> KrStatus {
     call(|| {
+        // SAFETY: `router` is NULL or a live router handle, as this function's `# Safety` requires.
         let r = unsafe { self::router(router) }?;
+        // SAFETY: `key` is NULL or points to `key_len` readable bytes, as this function's `# Safety` requires.
         let key = unsafe { bytes(key, key_len, "key") }?;
         let out: &mut [u32] = if count == 0 {
             &mut []
@@ -347,8 +367,11 @@ pub unsafe extern "C" fn kr_slot(
     slot: *mut u32,
 ) -> KrStatus {
     call(|| {
+        // SAFETY: `router` is NULL or a live router handle, as this function's `# Safety` requires.
         let r = unsafe { self::router(router) }?;
+        // SAFETY: `has_slot` is NULL or writable and not aliased; `slot` is NULL or writable and not aliased, as this function's `# Safety` requires.
         let (has, out) = unsafe { (get_mut(has_slot, "has_slot")?, get_mut(slot, "slot")?) };
+        // SAFETY: `key` is NULL or points to `key_len` readable bytes, as this function's `# Safety` requires.
         let key = unsafe { bytes(key, key_len, "key") }?;
         match r.slot(key) {
             Some(s) => {
@@ -369,7 +392,9 @@ pub unsafe extern "C" fn kr_slot(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn kr_router_node_count(router: *const KrRouter, count: *mut u32) -> KrStatus {
     call(|| {
+        // SAFETY: `router` is NULL or a live router handle, as this function's `# Safety` requires.
         let r = unsafe { self::router(router) }?;
+        // SAFETY: `count` is NULL or writable and not aliased, as this function's `# Safety` requires.
         let out = unsafe { get_mut(count, "count") }?;
         // The core caps topologies far below u32::MAX nodes.
         *out = u32::try_from(r.len()).map_err(|_| error(ErrorCode::TooManyNodes, "node count above u32".into()))?;
@@ -393,7 +418,9 @@ pub unsafe extern "C" fn kr_router_node_id(
     id_len: *mut usize,
 ) -> KrStatus {
     call(|| {
+        // SAFETY: `router` is NULL or a live router handle, as this function's `# Safety` requires.
         let r = unsafe { self::router(router) }?;
+        // SAFETY: `id` is NULL or writable and not aliased; `id_len` is NULL or writable and not aliased, as this function's `# Safety` requires.
         let (id, id_len) = unsafe { (get_mut(id, "id")?, get_mut(id_len, "id_len")?) };
         let node = r.node_id(index).ok_or_else(|| {
             error(ErrorCode::NodeOutOfRange, format!("node index {index} out of range (the router has {})", r.len()))
@@ -413,7 +440,9 @@ pub unsafe extern "C" fn kr_router_node_id(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn kr_router_fingerprint(router: *const KrRouter, fingerprint: *mut u64) -> KrStatus {
     call(|| {
+        // SAFETY: `router` is NULL or a live router handle, as this function's `# Safety` requires.
         let r = unsafe { self::router(router) }?;
+        // SAFETY: `fingerprint` is NULL or writable and not aliased, as this function's `# Safety` requires.
         *unsafe { get_mut(fingerprint, "fingerprint") }? = r.fingerprint();
         Ok(())
     })
@@ -427,7 +456,9 @@ pub unsafe extern "C" fn kr_router_fingerprint(router: *const KrRouter, fingerpr
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn kr_router_version(router: *const KrRouter, version: *mut u64) -> KrStatus {
     call(|| {
+        // SAFETY: `router` is NULL or a live router handle, as this function's `# Safety` requires.
         let r = unsafe { self::router(router) }?;
+        // SAFETY: `version` is NULL or writable and not aliased, as this function's `# Safety` requires.
         *unsafe { get_mut(version, "version") }? = r.version();
         Ok(())
     })
@@ -447,7 +478,9 @@ pub unsafe extern "C" fn kr_router_canonical_json(
     json_len: *mut usize,
 ) -> KrStatus {
     call(|| {
+        // SAFETY: `router` is NULL or a live router handle, as this function's `# Safety` requires.
         let r = unsafe { self::router(router) }?;
+        // SAFETY: `json` is NULL or writable and not aliased; `json_len` is NULL or writable and not aliased, as this function's `# Safety` requires.
         let (json, json_len) = unsafe { (get_mut(json, "json")?, get_mut(json_len, "json_len")?) };
         let canonical = r.canonical_json();
         *json = canonical.as_ptr().cast::<c_char>();

@@ -39,8 +39,11 @@ unsafe fn retain(router: *const KrRouter) -> Arc<Router> {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn kr_shared_router_new(initial: *const KrRouter, shared: *mut *mut KrSharedRouter) -> KrStatus {
     call(|| {
+        // SAFETY: `shared` is NULL or writable and not aliased, as this function's `# Safety` requires.
         let out = unsafe { get_mut(shared, "shared") }?;
+        // SAFETY: `initial` is NULL or a live router handle, as this function's `# Safety` requires.
         unsafe { router(initial) }?;
+        // SAFETY: `initial` was just checked to be a live router handle.
         let current = unsafe { retain(initial) };
         *out = Box::into_raw(Box::new(SharedRouter::from_arc(current))).cast::<KrSharedRouter>();
         Ok(())
@@ -58,7 +61,9 @@ pub unsafe extern "C" fn kr_shared_router_new(initial: *const KrRouter, shared: 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn kr_shared_router_load(shared: *const KrSharedRouter, router: *mut *mut KrRouter) -> KrStatus {
     call(|| {
+        // SAFETY: `shared` is NULL or a live shared-router handle, as this function's `# Safety` requires.
         let s = unsafe { self::shared(shared) }?;
+        // SAFETY: `router` is NULL or writable and not aliased, as this function's `# Safety` requires.
         let out = unsafe { get_mut(router, "router") }?;
         *out = router_handle(s.load());
         Ok(())
@@ -76,8 +81,11 @@ pub unsafe extern "C" fn kr_shared_router_load(shared: *const KrSharedRouter, ro
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn kr_shared_router_store(shared: *const KrSharedRouter, router: *const KrRouter) -> KrStatus {
     call(|| {
+        // SAFETY: `shared` is NULL or a live shared-router handle, as this function's `# Safety` requires.
         let s = unsafe { self::shared(shared) }?;
+        // SAFETY: `router` is NULL or a live router handle, as this function's `# Safety` requires.
         unsafe { self::router(router) }?;
+        // SAFETY: `router` was just checked to be a live router handle.
         drop(s.store_arc(unsafe { retain(router) }));
         Ok(())
     })

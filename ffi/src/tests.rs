@@ -1,6 +1,9 @@
 //! Rust-side tests of the boundary: what C tests cannot see (allocations, panics) and the
 //! committed header against the error table.
+// The `unsafe` blocks below are calls of the C ABI as C makes them, each with the arguments
+// its `# Safety` section names (Miri checks that they are).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+#![allow(clippy::undocumented_unsafe_blocks)]
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -19,6 +22,7 @@ thread_local! {
     static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
 }
 
+// SAFETY: every call is passed to `System` unchanged; this only counts bytes or calls.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));

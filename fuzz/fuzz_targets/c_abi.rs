@@ -15,8 +15,8 @@ use arbitrary::Arbitrary;
 use keyroute_bindings::{ErrorCode, Router};
 use libfuzzer_sys::fuzz_target;
 
-#[path = "common/guard.rs"]
-mod guard;
+#[path = "common/limits.rs"]
+mod limits;
 
 // ------------------------------------------------------------------------------------------
 // ffi/include/keyroute.h, by hand
@@ -41,6 +41,13 @@ unsafe extern "C" {
     fn kr_last_error_message() -> *const c_char;
     fn kr_status_name(status: u32) -> *const c_char;
     fn kr_router_from_json(json: *const c_char, json_len: usize, router: *mut *mut KrRouter) -> KrStatus;
+    fn kr_router_from_json_with_limits(
+        json: *const c_char,
+        json_len: usize,
+        limits_json: *const c_char,
+        limits_len: usize,
+        router: *mut *mut KrRouter,
+    ) -> KrStatus;
     fn kr_router_free(router: *mut KrRouter);
     fn kr_route(router: *const KrRouter, key: *const u8, key_len: usize, node: *mut u32) -> KrStatus;
     fn kr_route_utf16(router: *const KrRouter, units: *const u16, units_len: usize, node: *mut u32) -> KrStatus;
@@ -214,15 +221,11 @@ fn run(input: Input) {
             (s, Router::from_json(text).map(Cow::Owned).map_err(|e| e.code()))
         }
         SpecIn::Raw(bytes) => {
-            if std::str::from_utf8(bytes).is_ok_and(guard::too_costly) {
-                return;
-            }
-            let s = unsafe { kr_router_from_json(bytes.as_ptr().cast(), bytes.len(), &mut handle) };
-            let oracle = match std::str::from_utf8(bytes) {
-                Ok(t) => Router::from_json(t).map(Cow::Owned).map_err(|e| e.code()),
-                Err(_) => Err(ErrorCode::InvalidUtf8),
+            let l = limits::FUZZ_JSON;
+            let s = unsafe {
+                kr_router_from_json_with_limits(bytes.as_ptr().cast(), bytes.len(), l.as_ptr().cast(), l.len(), &mut handle)
             };
-            (s, oracle)
+            (s, Router::from_bytes(bytes, &limits::FUZZ).map(Cow::Owned).map_err(|e| e.code()))
         }
         SpecIn::NullWithLength(n) => {
             let s = unsafe { kr_router_from_json(ptr::null(), *n, &mut handle) };
