@@ -66,7 +66,7 @@ test-js: ## JavaScript: the addon and WebAssembly, shared tests, live npm peers,
 test-fuzz-smoke: ## Every committed fuzz reproducer, then each fuzz target for 15 s from its seeds.
 	scripts/fuzz.sh smoke
 
-test-miri-quick: ## Miri over the C ABI's boundary tests (every `unsafe` block of ffi/src).
+test-miri-quick: ## Miri over the C ABI's boundary tests and the core's batch path (every `unsafe` block).
 	scripts/miri.sh quick
 
 miri: ## Miri over every test that reaches keyroute's `unsafe` (C ABI, shared routers, the core's ring).

@@ -8,11 +8,12 @@
 #   scripts/fuzz.sh regressions      only the committed reproducers (fuzz/regressions/<target>/)
 #   scripts/fuzz.sh seed             only write the seed corpora
 #
+# FUZZ_JOBS=N fuzzes N targets at once (default 1: the machine is shared); FUZZ_NICE=N runs
+# them at that niceness (default 0), so a long run can share the machine with other work.
 # Installs what it needs, idempotently: the pinned nightly (scripts/nightly.sh; cargo-fuzz's sanitizer and
 # coverage flags are nightly-only) and cargo-fuzz itself. Builds the C ABI's library for the
 # c_abi target (`cargo build -p keyroute-ffi`), seeds fuzz/corpus/spec/ from the conformance
-# vectors, runs every committed reproducer once, then fuzzes each target in turn (one job at a
-# time: the machine is shared). Prints, per target, the executions, executions per second and
+# vectors, runs every committed reproducer once, then fuzzes each target in turn. Prints, per target, the executions, executions per second and
 # crashes found, and exits non-zero when any target crashed (the input is then under
 # fuzz/artifacts/<target>/; minimise it with `cargo +$NIGHTLY fuzz tmin <target> <input>` run
 # from fuzz/, and commit the result under fuzz/regressions/<target>/).
@@ -142,7 +143,7 @@ fuzz_one() {
   before=$(find "$FUZZ/artifacts/$t" -maxdepth 1 -type f \( -name 'crash-*' -o -name 'oom-*' -o -name 'timeout-*' -o -name 'leak-*' \) | wc -l)
   echo "fuzz.sh: $t: fuzzing for ${SECONDS_PER_TARGET}s (log: $log)"
   # shellcheck disable=SC2046
-  (cd "$FUZZ" && cargo "+$NIGHTLY" fuzz run $(build_opts "$t") "$t" "$corpus" -- \
+  (cd "$FUZZ" && nice -n "${FUZZ_NICE:-0}" cargo "+$NIGHTLY" fuzz run $(build_opts "$t") "$t" "$corpus" -- \
     -max_total_time="$SECONDS_PER_TARGET" -runs="$MAX_RUNS" -timeout=25 -rss_limit_mb=4096 \
     -print_final_stats=1 $(run_opts "$t")) >"$log" 2>&1 || rc=$?
   after=$(find "$FUZZ/artifacts/$t" -maxdepth 1 -type f \( -name 'crash-*' -o -name 'oom-*' -o -name 'timeout-*' -o -name 'leak-*' \) | wc -l)
@@ -152,12 +153,13 @@ fuzz_one() {
   fi
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
   rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
-  SUMMARY+=("$(printf '%-13s %12s %10s %8s' "$t" "${execs:-?}" "${rate:-?}" "$crashes")")
+  printf '%-13s %12s %10s %8s\n' "$t" "${execs:-?}" "${rate:-?}" "$crashes" >"$LOGS/$t.summary"
+  echo "fuzz.sh: $t: ${execs:-?} executions, ${rate:-?}/s, $crashes crash(es)"
   if [ "$rc" -ne 0 ] || [ "$crashes" != 0 ]; then
-    FAILED+=("$t")
     echo "fuzz.sh: $t: FAILED (exit $rc); the end of its log:"
     grep -E 'panicked at|ERROR: |SUMMARY|Failing input|Test unit written|^error' "$log" | head -n 20 || true
     tail -n 15 "$log"
+    return 1
   fi
 }
 
@@ -173,17 +175,23 @@ mkdir -p "$LOGS"
 seed "$FUZZ/corpus/spec"
 build
 FAILED=()
-SUMMARY=()
 for t in "${TARGETS[@]}"; do
   regressions "$t"
 done
 if [ "$MODE" != regressions ]; then
+  declare -A PIDS=()
   for t in "${TARGETS[@]}"; do
-    fuzz_one "$t"
+    while (($(jobs -rp | wc -l) >= ${FUZZ_JOBS:-1})); do sleep 1; done
+    rm -f "$LOGS/$t.summary"
+    fuzz_one "$t" &
+    PIDS[$t]=$!
+  done
+  for t in "${TARGETS[@]}"; do
+    wait "${PIDS[$t]}" || FAILED+=("$t")
   done
   echo
   printf '%-13s %12s %10s %8s\n' target execs exec/s crashes
-  printf '%s\n' "${SUMMARY[@]}"
+  for t in "${TARGETS[@]}"; do cat "$LOGS/$t.summary" 2>/dev/null || echo "$t: no summary"; done
 fi
 echo "fuzz.sh: $MODE done in $(($(date +%s) - START))s"
 if [ "${#FAILED[@]}" -ne 0 ]; then
