@@ -170,7 +170,8 @@ fi
 
 START=$(date +%s)
 ensure_tools
-LOGS=$FUZZ/artifacts/logs
+# One folder per mode: a smoke pass (make test) can run beside a long run.
+LOGS=$FUZZ/artifacts/logs/$MODE
 mkdir -p "$LOGS"
 seed "$FUZZ/corpus/spec"
 build

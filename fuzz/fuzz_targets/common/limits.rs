@@ -17,5 +17,6 @@ pub const FUZZ: Limits = Limits {
     max_table_entries: 65_537,
 };
 
-/// [`FUZZ`] as the JSON the C ABI takes.
+/// [`FUZZ`] as the JSON the C ABI takes (only the `c_abi` target uses it).
+#[allow(dead_code)]
 pub const FUZZ_JSON: &str = r#"{"max_nodes":256,"max_points":65536,"max_hashed_bytes":4194304,"max_table_entries":65537}"#;
