@@ -101,7 +101,7 @@ run_test() {
   echo "test-cross: [$triple] cargo test --locked --target $triple $*"
   local t0=$SECONDS rc=0
   cargo test --locked --target "$triple" "$@" >"$log" 2>&1 || rc=$?
-  grep -E '^[0-9]+ files .*passed, [0-9]+ failed$|^test result: ' "$log" | sed 's/^/    /' || true
+  grep -E '^[0-9]+ files .*passed, [0-9]+ failed|^test result: ' "$log" | sed 's/^/    /' || true
   if [ "$rc" -ne 0 ]; then
     echo "test-cross: [$triple] $name FAILED (exit $rc, $((SECONDS - t0))s); the end of $log:" >&2
     tail -n 60 "$log" | sed 's/^/    | /' >&2
@@ -127,7 +127,7 @@ for entry in "${selected[@]}"; do
 
   conf="fail"
   if run_test "$triple" conformance -p keyroute-bindings --test conformance -- --nocapture; then conf="ok"; fi
-  line=$(grep -E '^[0-9]+ files .*passed, [0-9]+ failed$' "$logs/$triple-conformance.log" | tail -n 1 || true)
+  line=$(grep -E '^[0-9]+ files .*passed, [0-9]+ failed' "$logs/$triple-conformance.log" | tail -n 1 || true)
   files=$(grep -oE '^[0-9]+ files' <<<"$line" | grep -oE '[0-9]+' || echo "?")
   cases=$(grep -oE '[0-9]+ passed, [0-9]+ failed' <<<"$line" || echo "did not finish")
 
