@@ -7,7 +7,9 @@
 //! Errors leave as JavaScript `Error` objects carrying `code` (`"KR_…"`), `errno` (the table's
 //! number) and, for batches, `keyIndex`; the JavaScript layer turns them into the generated
 //! `KeyrouteError` classes. Nothing panics across the boundary: the workspace denies every
-//! panicking construct, and arguments of any type are checked here.
+//! panicking construct, and arguments of any type are checked here. Should a bug panic all the
+//! same, every exported function catches it (`#[napi(catch_unwind)]`, and `fast.rs` by hand)
+//! and throws a JavaScript error: unwinding out of a Node-API callback would abort the process.
 
 mod error;
 mod fast;
@@ -25,7 +27,7 @@ pub use router::{NativeArc, NativeDiff, NativeFlow, NativeOwnership, NativePiece
 pub use transition::NativeTransition;
 
 /// `[code, name, category, description]` for every kind of the error table, in numeric order.
-#[napi]
+#[napi(catch_unwind)]
 pub fn error_table() -> Vec<(u32, String, String, String)> {
     ErrorCode::ALL
         .iter()
@@ -35,7 +37,7 @@ pub fn error_table() -> Vec<(u32, String, String, String)> {
 
 /// `[name, default, ceiling]` for every limit a spec is built under (`Limits::DEFAULT`,
 /// `Limits::CEILING`), in declaration order. Every value is below 2^53, so a plain number.
-#[napi]
+#[napi(catch_unwind)]
 pub fn limit_table() -> Vec<(String, f64, f64)> {
     Limits::DEFAULT
         .fields()
@@ -47,13 +49,13 @@ pub fn limit_table() -> Vec<(String, f64, f64)> {
 
 /// The per-key call `routeIndex(handle, key)`, a plain Node-API function (see `fast.rs`);
 /// `NativeRouter.handle()` gives the handle.
-#[napi]
+#[napi(catch_unwind)]
 pub fn route_index_function(env: Env) -> Result<Unknown<'static>> {
     fast::route_index_function(&env)
 }
 
 /// `[host, port]` of a memcached-style server address (`host:port`, `host`, `[v6]:port`).
-#[napi]
+#[napi(catch_unwind)]
 pub fn parse_server(env: Env, address: Unknown<'_>) -> Result<(String, u32)> {
     let address = keys::text(&env, &address, "a server address")?;
     let node = NodeSpec::from_server(&address, 1).map_err(|e| error::throw(&env, &e))?;
@@ -62,7 +64,7 @@ pub fn parse_server(env: Env, address: Unknown<'_>) -> Result<(String, u32)> {
 
 /// The Redis Cluster slot of `key`: `rule` 0 is Redis's own hash-tag rule, 1 the npm
 /// `cluster-key-slot` package's.
-#[napi]
+#[napi(catch_unwind)]
 pub fn redis_slot(env: Env, key: Unknown<'_>, rule: u32) -> Result<u32> {
     let rule = match rule {
         0 => keyroute_bindings::core::presets::HashTagRule::Redis,

@@ -92,7 +92,7 @@ impl NativeRouter {
     /// documents that may not be UTF-8), under `limits` (JSON of the limits to change; absent,
     /// the defaults). The spec is read in the shared order: its size first (text by the length
     /// of its UTF-8), then its encoding, syntax, node count and shape.
-    #[napi(constructor)]
+    #[napi(constructor, catch_unwind)]
     pub fn new(env: Env, spec: Unknown<'_>, limits: Option<Unknown<'_>>) -> Result<Self> {
         let limits = match limits {
             Some(limits) if !matches!(limits.get_type()?, ValueType::Undefined | ValueType::Null) => {
@@ -116,19 +116,19 @@ impl NativeRouter {
     }
 
     /// A handle to this router for the per-key `routeIndex(handle, key)` function.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn handle(&self, env: Env) -> Result<Unknown<'static>> {
         crate::fast::handle(&env, &self.inner)
     }
 
     /// The position of the node that owns `key`.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn route_index(&self, env: Env, key: Unknown<'_>) -> Result<u32> {
         with_key(&env, &key, |k| self.inner.route(k))?.map_err(|e| throw(&env, &e))
     }
 
     /// `n` distinct node positions for `key`, in preference order.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn replica_indices(&self, env: Env, key: Unknown<'_>, n: Unknown<'_>) -> Result<Uint32Array> {
         let n = count(&env, &n, "the replica count")?;
         let list = with_key(&env, &key, |k| self.inner.replica_list(k, n))?.map_err(|e| throw(&env, &e))?;
@@ -136,20 +136,20 @@ impl NativeRouter {
     }
 
     /// The slot `key` falls in (slot-table routers), or null.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn slot(&self, env: Env, key: Unknown<'_>) -> Result<Option<u32>> {
         with_key(&env, &key, |k| self.inner.slot(k))
     }
 
     /// The 64-bit number this router routes `key` on.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn key_hash(&self, env: Env, key: Unknown<'_>) -> Result<BigInt> {
         let h = with_key(&env, &key, |k| self.inner.key_hash(k))?.map_err(|e| throw(&env, &e))?;
         Ok(BigInt::from(h))
     }
 
     /// The position of the node that owns every key whose `keyHash` is `hash` (a bigint).
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn route_hash(&self, env: Env, hash: Unknown<'_>) -> Result<u32> {
         if hash.get_type()? != ValueType::BigInt {
             return Err(throw_code(&env, ErrorCode::InvalidType, "a key hash must be a bigint"));
@@ -165,7 +165,7 @@ impl NativeRouter {
 
     /// Routes the keys of `joined` (one string, the keys concatenated; `lengths[i]` UTF-16 code
     /// units each) into `out`, by the key text policy, each key separately.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn route_joined_into(
         &self,
         env: Env,
@@ -181,7 +181,7 @@ impl NativeRouter {
 
     /// Routes keys packed in `data` (key `i` is `data[offsets[i]..offsets[i + 1]]`) into
     /// `out`, reading the keys in place.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn route_batch_into(
         &self,
         env: Env,
@@ -202,37 +202,37 @@ impl NativeRouter {
     }
 
     /// The node ids, in spec order.
-    #[napi(getter)]
+    #[napi(getter, catch_unwind)]
     pub fn node_ids(&self) -> Vec<String> {
         (0..self.inner.len() as u32).map(|i| self.inner.node_id(i).unwrap_or_default().to_owned()).collect()
     }
 
     /// The algorithm or preset the spec names.
-    #[napi(getter)]
+    #[napi(getter, catch_unwind)]
     pub fn algorithm(&self) -> String {
         self.inner.algorithm().to_owned()
     }
 
     /// The view's version (at most 2^53 − 1, so a plain number).
-    #[napi(getter)]
+    #[napi(getter, catch_unwind)]
     pub fn version(&self) -> f64 {
         self.inner.version() as f64
     }
 
     /// XXH3-64 of the canonical JSON.
-    #[napi(getter)]
+    #[napi(getter, catch_unwind)]
     pub fn fingerprint(&self) -> BigInt {
         BigInt::from(self.inner.fingerprint())
     }
 
     /// The spec in canonical form.
-    #[napi(getter)]
+    #[napi(getter, catch_unwind)]
     pub fn canonical_json(&self) -> String {
         self.inner.canonical_json().to_owned()
     }
 
     /// The share of keys each node owns.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn ownership(&self) -> NativeOwnership {
         let own = analysis::ownership(&self.inner);
         NativeOwnership {
@@ -246,7 +246,7 @@ impl NativeRouter {
     }
 
     /// The key-hash space as pieces owned by nodes (rings, Maglev, hash slots), or null.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn pieces(&self) -> Option<NativePieces> {
         analysis::pieces(&self.inner).map(|p| NativePieces {
             bits: p.bits,
@@ -257,13 +257,13 @@ impl NativeRouter {
 
     /// A token another worker thread passes to `fromShared` to use this router without copying
     /// its table (valid while this router is alive).
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn share(&self) -> f64 {
         shared::share(&self.inner)
     }
 
     /// The router a token from `share` names, in this worker.
-    #[napi(factory)]
+    #[napi(factory, catch_unwind)]
     pub fn from_shared(env: Env, token: f64) -> Result<Self> {
         shared::lookup(token)
             .map(|inner| Self { inner })
@@ -272,7 +272,7 @@ impl NativeRouter {
 }
 
 /// What changing from `a` to `b` moves (positions in each router).
-#[napi]
+#[napi(catch_unwind)]
 pub fn diff(env: Env, a: &NativeRouter, b: &NativeRouter) -> Result<NativeDiff> {
     let d = analysis::diff(&a.inner, &b.inner).map_err(|e| throw(&env, &e))?;
     Ok(NativeDiff {
