@@ -21,7 +21,7 @@ def median_ns(root, group, name, param):
 def main():
     root = sys.argv[1] if len(sys.argv) > 1 else "target/criterion"
     sizes = [10, 100, 1000, 10000]
-    algos = ["ring-v1", "hashring-0.3", "jump", "maglev", "slots", "multi-probe", "modulo", "rendezvous"]
+    algos = ["ring-v1", "bounded-ring-pick", "bounded-ring", "hashring-0.3", "jump", "maglev", "slots", "multi-probe", "modulo", "rendezvous"]
     floors = {n: median_ns(root, "route", "floor-xxh3", n) for n in sizes}
     print("route(): median ns per lookup, and ×F (F = xxh3_64 of the key, same run, same N)")
     print(f"{'':14}" + "".join(f"{'N=' + str(n):>22}" for n in sizes))

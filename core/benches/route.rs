@@ -12,7 +12,9 @@ use std::hint::black_box;
 use std::sync::atomic::{AtomicIsize, AtomicUsize, Ordering};
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use keyroute::{Jump, Maglev, Modulo, MultiProbe, Rendezvous, Ring, SlotFn, Slots, Topology, hash};
+use keyroute::{
+    BoundedLoad, Jump, Maglev, Modulo, MultiProbe, Rendezvous, Ring, Router, SlotFn, Slots, Topology, hash,
+};
 
 /// Counts live heap bytes and the peak, so build memory is measured, not estimated.
 struct Counting;
@@ -112,6 +114,10 @@ fn lookups(c: &mut Criterion) {
         bench_keys!(g, "floor-xxh3", n, &keys, |k| hash::xxh3_64(black_box(k)));
         let ring = Ring::new(topology(n), POINTS).unwrap();
         bench_keys!(g, "ring-v1", n, &keys, |k| ring.route(k));
+        // Bounded loads over the same ring, idle: a slot taken and given back per key.
+        let bounded = BoundedLoad::new(Router::Ring(ring.clone()), keyroute::DEFAULT_BALANCE_FACTOR).unwrap();
+        bench_keys!(g, "bounded-ring-pick", n, &keys, |k| bounded.pick(k).unwrap().node);
+        bench_keys!(g, "bounded-ring", n, &keys, |k| bounded.acquire(k).map(|lease| lease.node()).unwrap());
         let peer = hashring_peer(n);
         bench_keys!(g, "hashring-0.3", n, &keys, |k| peer.get(&k).map(|v| v.node));
         let jump = Jump::new(topology(n)).unwrap();

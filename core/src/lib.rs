@@ -31,6 +31,8 @@
 extern crate alloc;
 
 pub mod analysis;
+#[cfg(target_has_atomic = "32")]
+pub mod bounded;
 mod budget;
 mod error;
 pub mod hash;
@@ -48,6 +50,8 @@ mod slots;
 mod topology;
 mod transition;
 
+#[cfg(target_has_atomic = "32")]
+pub use bounded::{BoundedLoad, DEFAULT_BALANCE_FACTOR, Lease, MAX_BALANCE_FACTOR, Pick};
 pub use budget::Budget;
 pub use error::{BatchError, Error, Result};
 

@@ -67,6 +67,10 @@ pub struct Topology {
     total_weight: u64,
     /// Per node: a dense zone number, or `None` for a node without a zone.
     zones: Box<[Option<u32>]>,
+    /// Distinct zones and nodes without a zone (every replica lookup asks).
+    census: (u32, u32),
+    /// Nodes with a positive weight.
+    eligible: u32,
     /// What building a router over it may cost (checked by every constructor).
     budget: Budget,
 }
@@ -105,7 +109,10 @@ impl Topology {
             return Err(Error::ZeroTotalWeight);
         }
         let zones = number_zones(&nodes);
-        Ok(Self { nodes: nodes.into(), total_weight, zones, budget: Budget::MAX })
+        let census =
+            (zones.iter().flatten().max().map_or(0, |&z| z + 1), zones.iter().filter(|z| z.is_none()).count() as u32);
+        let eligible = nodes.iter().filter(|n| n.weight > 0).count() as u32;
+        Ok(Self { nodes: nodes.into(), total_weight, zones, census, eligible, budget: Budget::MAX })
     }
 
     /// `n` nodes named `prefix0`, `prefix1`, … with weight 1 (handy for tests and demos).
@@ -178,9 +185,7 @@ impl Topology {
 
     /// Number of distinct zones, and of nodes without a zone.
     pub(crate) fn zone_census(&self) -> (u32, u32) {
-        let zones = self.zones.iter().flatten().max().map_or(0, |&z| z + 1);
-        let zoneless = self.zones.iter().filter(|z| z.is_none()).count() as u32;
-        (zones, zoneless)
+        self.census
     }
 
     /// The dense zone number of a node (`None` when it has no zone).
@@ -191,7 +196,7 @@ impl Topology {
     /// Nodes with a positive weight: the ones that can own keys.
     #[must_use]
     pub fn eligible(&self) -> usize {
-        self.nodes.iter().filter(|n| n.weight > 0).count()
+        self.eligible as usize
     }
 }
 
