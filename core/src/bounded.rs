@@ -31,6 +31,7 @@
 
 use alloc::boxed::Box;
 use alloc::vec::Vec;
+use core::borrow::Borrow;
 use core::sync::atomic::{AtomicU32, Ordering};
 
 use crate::{Error, Result, Router};
@@ -69,9 +70,12 @@ impl Pick {
 }
 
 /// A router with bounded loads: see the [module documentation](self).
+///
+/// `R` is how it holds the router: the [`Router`] itself, a reference, or a shared pointer
+/// (`Arc<Router>`, or any type that borrows as one), so wrapping a router copies no table.
 #[derive(Debug)]
-pub struct BoundedLoad {
-    router: Router,
+pub struct BoundedLoad<R = Router> {
+    router: R,
     loads: Box<[AtomicU32]>,
     total: AtomicU32,
     /// `c` in thousandths.
@@ -84,7 +88,7 @@ pub struct BoundedLoad {
     denominator: u64,
 }
 
-impl BoundedLoad {
+impl<R: Borrow<Router>> BoundedLoad<R> {
     /// Wraps `router` with the balance factor `c` (at least 1, at most
     /// [`MAX_BALANCE_FACTOR`], kept to three decimals).
     ///
@@ -92,21 +96,23 @@ impl BoundedLoad {
     /// [`Error::InvalidParameter`] for a factor out of range; [`Error::ReplicasUnsupported`] for
     /// a router with no preference order past the owner (jump, modulo, and the presets whose
     /// peer defines none); [`Error::OutOfMemory`] when the load counters cannot be allocated.
-    pub fn new(router: Router, c: f64) -> Result<Self> {
+    pub fn new(router: R, c: f64) -> Result<Self> {
         if !(1.0..=MAX_BALANCE_FACTOR).contains(&c) {
             return Err(Error::InvalidParameter("the balance factor must be between 1 and 1000"));
         }
+        let core: &Router = router.borrow();
         // The one-node order every router that has one can give.
-        router.replicas(b"", &mut [0u32; 1])?;
-        let n = router.topology().len();
+        core.replicas(b"", &mut [0u32; 1])?;
+        let topology = core.topology();
+        let n = topology.len();
         let mut loads = crate::budget::try_with_capacity(n)?;
         loads.extend((0..n).map(|_| AtomicU32::new(0)));
         let mut weights = crate::budget::try_with_capacity(n)?;
-        weights.extend(router.topology().nodes().iter().map(crate::Node::weight));
+        weights.extend(topology.nodes().iter().map(crate::Node::weight));
         Ok(Self {
-            eligible: router.topology().eligible(),
+            eligible: topology.eligible(),
             weights: weights.into_boxed_slice(),
-            denominator: SCALE * router.topology().total_weight().max(1),
+            denominator: SCALE * topology.total_weight().max(1),
             router,
             loads: loads.into_boxed_slice(),
             total: AtomicU32::new(0),
@@ -118,7 +124,7 @@ impl BoundedLoad {
     /// The router it wraps.
     #[must_use]
     pub fn router(&self) -> &Router {
-        &self.router
+        self.router.borrow()
     }
 
     /// The balance factor `c`, as kept (three decimals).
@@ -172,7 +178,7 @@ impl BoundedLoad {
     /// # Errors
     /// As [`BoundedLoad::pick`]; [`Error::InvalidParameter`] when `u32::MAX` requests are in
     /// flight, or when other threads kept every node at capacity through several passes.
-    pub fn acquire(&self, key: &[u8]) -> Result<Lease<'_>> {
+    pub fn acquire(&self, key: &[u8]) -> Result<Lease<'_, R>> {
         let pick = self.acquire_raw(key)?;
         Ok(Lease { bounded: self, pick })
     }
@@ -227,19 +233,19 @@ impl BoundedLoad {
     fn walk(&self, key: &[u8], mut take: impl FnMut(u32) -> bool) -> Result<Pick> {
         // The order starts with the owner (every router's replica rule): routing alone serves
         // the common case, a key whose home has room.
-        let home = self.router.route(key)?;
+        let home = self.router().route(key)?;
         if take(home) {
             return Ok(Pick { node: home, rank: 0 });
         }
         let first = self.eligible.min(FIRST_CANDIDATES);
         let mut head = [0u32; FIRST_CANDIDATES];
         let head = head.get_mut(..first).unwrap_or(&mut []);
-        self.router.replicas(key, head)?;
+        self.router().replicas(key, head)?;
         if let Some(rank) = head.iter().skip(1).position(|&node| take(node)).map(|r| r + 1) {
             return Ok(Pick { node: head.get(rank).copied().unwrap_or(0), rank: rank as u32 });
         }
         let mut order: Vec<u32> = crate::budget::try_vec(self.eligible, 0)?;
-        self.router.replicas(key, &mut order)?;
+        self.router().replicas(key, &mut order)?;
         // The first candidates were full a moment ago; they are asked again, since requests
         // may have finished meanwhile.
         match order.iter().position(|&node| take(node)) {
@@ -254,12 +260,12 @@ impl BoundedLoad {
 /// A slot on a node, held until dropped.
 #[derive(Debug)]
 #[must_use = "the slot is released when the lease is dropped"]
-pub struct Lease<'a> {
-    bounded: &'a BoundedLoad,
+pub struct Lease<'a, R: Borrow<Router> = Router> {
+    bounded: &'a BoundedLoad<R>,
     pick: Pick,
 }
 
-impl Lease<'_> {
+impl<R: Borrow<Router>> Lease<'_, R> {
     /// The node serving the request.
     #[must_use]
     pub fn node(&self) -> u32 {
@@ -273,7 +279,7 @@ impl Lease<'_> {
     }
 }
 
-impl Drop for Lease<'_> {
+impl<R: Borrow<Router>> Drop for Lease<'_, R> {
     fn drop(&mut self) {
         // The slot was taken by this lease's acquisition, so the release cannot fail.
         let _ = self.bounded.release(self.pick.node);
