@@ -4,6 +4,7 @@
 //! these classes; this module is private.
 
 mod analysis;
+mod bounded;
 mod errors;
 mod keys;
 mod router;
@@ -49,6 +50,8 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<router::RouterHandle>()?;
     m.add_class::<shared::PySharedRouter>()?;
     m.add_class::<transition::PyTransition>()?;
+    m.add_class::<bounded::PyBoundedLoad>()?;
+    m.add_class::<bounded::PyLease>()?;
     m.add_function(wrap_pyfunction!(analysis::ownership, m)?)?;
     m.add_function(wrap_pyfunction!(analysis::diff, m)?)?;
     m.add_function(wrap_pyfunction!(error_table, m)?)?;

@@ -289,8 +289,9 @@ True
 
 Routers are immutable and thread-safe; ``SharedRouter`` swaps topologies under running threads,
 ``Transition`` moves keys to a new topology gradually, ``router.ownership()`` and
-``keyroute.diff(a, b)`` say exactly who owns what and what a change moves. Every error is a
-``keyroute.Error`` with a stable ``.code``.
+``keyroute.diff(a, b)`` say exactly who owns what and what a change moves, and ``BoundedLoad``
+keeps any node from serving more than ``c`` times its share of the requests in flight. Every
+error is a ``keyroute.Error`` with a stable ``.code``.
 """
 
 from . import _native, pymemcache
@@ -302,7 +303,10 @@ from ._algorithms import (
     for c in &classes {
         out.push_str(&format!("    {c},\n"));
     }
-    out.push_str(")\nfrom ._analysis import Balance, Diff, Flow, MovedArc, Ownership, diff\nfrom ._errors import (\n    BY_CODE,\n");
+    out.push_str(
+        ")\nfrom ._analysis import Balance, Diff, Flow, MovedArc, Ownership, diff\n\
+         from ._bounded import DEFAULT_BALANCE_FACTOR, BoundedLoad, Lease\nfrom ._errors import (\n    BY_CODE,\n",
+    );
     let mut errors: Vec<String> = ErrorCode::ALL.iter().map(|&c| error_class(c)).collect();
     errors.push("Error".into());
     errors.sort_unstable();
@@ -323,6 +327,9 @@ __all__ = [
     "Router",
     "SharedRouter",
     "Transition",
+    "BoundedLoad",
+    "Lease",
+    "DEFAULT_BALANCE_FACTOR",
     # algorithms and peer presets
 "#,
     );

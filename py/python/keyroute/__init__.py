@@ -16,8 +16,9 @@ True
 
 Routers are immutable and thread-safe; ``SharedRouter`` swaps topologies under running threads,
 ``Transition`` moves keys to a new topology gradually, ``router.ownership()`` and
-``keyroute.diff(a, b)`` say exactly who owns what and what a change moves. Every error is a
-``keyroute.Error`` with a stable ``.code``.
+``keyroute.diff(a, b)`` say exactly who owns what and what a change moves, and ``BoundedLoad``
+keeps any node from serving more than ``c`` times its share of the requests in flight. Every
+error is a ``keyroute.Error`` with a stable ``.code``.
 """
 
 from . import _native, pymemcache
@@ -41,6 +42,7 @@ from ._algorithms import (
     Uhashring,
 )
 from ._analysis import Balance, Diff, Flow, MovedArc, Ownership, diff
+from ._bounded import DEFAULT_BALANCE_FACTOR, BoundedLoad, Lease
 from ._errors import (
     BY_CODE,
     BufferTooSmallError,
@@ -84,6 +86,9 @@ __all__ = [
     "Router",
     "SharedRouter",
     "Transition",
+    "BoundedLoad",
+    "Lease",
+    "DEFAULT_BALANCE_FACTOR",
     # algorithms and peer presets
     "Ring",
     "Jump",
