@@ -24,6 +24,7 @@
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
 
 pub mod analysis;
+pub mod bounded;
 mod error;
 mod hashed;
 pub mod keys;

@@ -123,6 +123,15 @@ enum kr_status_code {
 
 
 /**
+ * Consistent hashing with bounded loads over a router (opaque): live per-node request counts,
+ * a key placed on the first node of its replica order with room.
+ *
+ * Created by `kr_bounded_new`, released with `kr_bounded_free`. Any number of threads may use
+ * one handle at the same time.
+ */
+typedef struct kr_bounded kr_bounded;
+
+/**
  * A topology spec being assembled in code (opaque): algorithm, parameters, nodes, version.
  *
  * Created by `kr_builder_new`, released with `kr_builder_free`. Not for concurrent use: one
@@ -567,6 +576,88 @@ kr_status kr_shared_router_store(const kr_shared_router *shared, const kr_router
  * using; it must not be used afterwards.
  */
 void kr_shared_router_free(kr_shared_router *shared);
+
+/**
+ * Bounded loads over `router` with balance factor `c` (1 to 1000; 1.25 is the usual choice):
+ * a key goes to the first node of its replica order serving fewer than
+ * ⌈c · (total + 1) · weight / total weight⌉ requests. Takes its own reference to the router
+ * (the caller keeps, and must still release, its handle). Thread-safe: the loads are atomic.
+ *
+ * Errors: `KR_INVALID_PARAMETER` (c), `KR_REPLICAS_UNSUPPORTED` (jump, modulo and the presets
+ * with no order past the owner), `KR_OUT_OF_MEMORY`, `KR_NULL_POINTER`.
+ *
+ * # Safety
+ * `router` must be NULL or a live router handle; `bounded` must be NULL or point to writable
+ * storage for one pointer.
+ */
+kr_status kr_bounded_new(const kr_router *router, double c, kr_bounded **bounded);
+
+/**
+ * Places `key` and takes a slot on its node: `*node` receives the node's index, `*rank` its
+ * position in the key's preference order (0: the key's owner). Give the slot back with
+ * `kr_bounded_release(bounded, *node)` when the request is done. Allocates only when the key's
+ * first four candidates are all full (its whole order, once).
+ *
+ * Errors: `KR_INVALID_KEY` (as `kr_route`), `KR_INVALID_PARAMETER` (every node stayed full
+ * while other threads acquired, or 2^32 − 1 requests in flight), `KR_NULL_POINTER`.
+ *
+ * # Safety
+ * `bounded` must be NULL or a live bounded-load handle; `key` must point to `key_len` readable
+ * bytes (NULL only when `key_len` is 0); `node` and `rank` must be NULL or writable.
+ */
+kr_status kr_bounded_acquire(const kr_bounded *bounded,
+                             const uint8_t *key,
+                             size_t key_len,
+                             uint32_t *node,
+                             uint32_t *rank);
+
+/**
+ * Where `key` would be placed now, without taking a slot (as `kr_bounded_acquire`).
+ *
+ * # Safety
+ * As `kr_bounded_acquire`.
+ */
+kr_status kr_bounded_pick(const kr_bounded *bounded,
+                          const uint8_t *key,
+                          size_t key_len,
+                          uint32_t *node,
+                          uint32_t *rank);
+
+/**
+ * Gives back a slot taken by `kr_bounded_acquire` on `node`.
+ *
+ * Errors: `KR_NODE_OUT_OF_RANGE`, `KR_INVALID_PARAMETER` (the node holds no slot; nothing
+ * changes), `KR_NULL_POINTER`.
+ *
+ * # Safety
+ * `bounded` must be NULL or a live bounded-load handle.
+ */
+kr_status kr_bounded_release(const kr_bounded *bounded, uint32_t node);
+
+/**
+ * `*load` receives the requests in flight on `node`, and `*total` those on every node (either
+ * may be NULL when not wanted).
+ *
+ * Errors: `KR_NODE_OUT_OF_RANGE`, `KR_NULL_POINTER` (`bounded`).
+ *
+ * # Safety
+ * `bounded` must be NULL or a live bounded-load handle; `load` and `total` must be NULL or
+ * writable.
+ */
+kr_status kr_bounded_load(const kr_bounded *bounded,
+                          uint32_t node,
+                          uint32_t *load,
+                          uint32_t *total);
+
+/**
+ * Releases a bounded-load handle (and its reference to the router). NULL is ignored. Slots
+ * still held are forgotten with it.
+ *
+ * # Safety
+ * `bounded` must be NULL or a bounded-load handle not released yet, which no other thread is
+ * using; it must not be used afterwards.
+ */
+void kr_bounded_free(kr_bounded *bounded);
 
 #ifdef __cplusplus
 }  // extern "C"

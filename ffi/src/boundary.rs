@@ -102,6 +102,19 @@ pub(crate) unsafe fn router<'a>(router: *const KrRouter) -> Result<&'a Router, E
     unsafe { get(router.cast::<Router>(), "router") }
 }
 
+/// Another counted reference to the router behind a live handle.
+///
+/// # Safety
+/// `router` must be a live router handle (checked non-null by the caller).
+pub(crate) unsafe fn retain(router: *const KrRouter) -> Arc<Router> {
+    let raw = router.cast::<Router>();
+    // SAFETY: a live handle is one `Arc<Router>` reference; the count goes up for the new `Arc`.
+    unsafe {
+        Arc::increment_strong_count(raw);
+        Arc::from_raw(raw)
+    }
+}
+
 /// A new handle owning one reference to `router`.
 pub(crate) fn router_handle(router: Arc<Router>) -> *mut KrRouter {
     Arc::into_raw(router).cast_mut().cast::<KrRouter>()

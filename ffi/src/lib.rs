@@ -24,13 +24,15 @@
 //! - A `kr_router` is immutable and may be used by many threads at once; a `kr_shared_router`
 //!   swaps in a new router atomically while other threads keep routing.
 
-// The exports, in the header's order: errors, routers, builders, shared routers.
+// The exports, in the header's order: errors, routers, builders, shared routers, bounded loads.
 mod boundary;
 mod router;
 
 mod builder;
 
 mod shared;
+
+mod bounded;
 
 use std::marker::{PhantomData, PhantomPinned};
 
@@ -62,6 +64,16 @@ pub struct KrBuilder {
 ///
 /// Created by `kr_shared_router_new`, released with `kr_shared_router_free`.
 pub struct KrSharedRouter {
+    _opaque: [u8; 0],
+    _not_send_sync_unpin: PhantomData<(*mut u8, PhantomPinned)>,
+}
+
+/// Consistent hashing with bounded loads over a router (opaque): live per-node request counts,
+/// a key placed on the first node of its replica order with room.
+///
+/// Created by `kr_bounded_new`, released with `kr_bounded_free`. Any number of threads may use
+/// one handle at the same time.
+pub struct KrBounded {
     _opaque: [u8; 0],
     _not_send_sync_unpin: PhantomData<(*mut u8, PhantomPinned)>,
 }

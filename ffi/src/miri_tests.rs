@@ -228,3 +228,52 @@ fn a_shared_router_swaps_under_a_reader_thread() {
         kr_router_free(b);
     }
 }
+
+#[test]
+fn bounded_loads_take_and_give_back_slots_across_threads() {
+    use crate::KrBounded;
+    use crate::bounded::{
+        kr_bounded_acquire, kr_bounded_free, kr_bounded_load, kr_bounded_new, kr_bounded_pick, kr_bounded_release,
+    };
+    let r = from_json(r#"{"algorithm":"ring","params":{"points_per_weight":4},"nodes":[{"id":"a"},{"id":"b"}]}"#);
+    let mut b: *mut KrBounded = null_mut();
+    unsafe {
+        assert_eq!(kr_bounded_new(r, 0.5, &mut b), code(ErrorCode::InvalidParameter));
+        assert!(b.is_null(), "a failed kr_bounded_new wrote *bounded");
+        assert_eq!(kr_bounded_new(r, 1.25, &mut b), OK);
+        kr_router_free(r); // the bounded-load handle keeps its own reference
+    }
+    // Two threads acquire and release through the same handle.
+    struct Handle(*mut KrBounded);
+    // SAFETY: a bounded-load handle may be used from any thread (its counts are atomic).
+    unsafe impl Send for Handle {}
+    // SAFETY: as above, for shared use.
+    unsafe impl Sync for Handle {}
+    let handle = Handle(b);
+    std::thread::scope(|s| {
+        for t in 0..2u8 {
+            let handle = &handle;
+            s.spawn(move || {
+                for i in 0..4u8 {
+                    let key = [t, i];
+                    let (mut node, mut rank) = (u32::MAX, u32::MAX);
+                    unsafe {
+                        assert_eq!(kr_bounded_acquire(handle.0, key.as_ptr(), 2, &mut node, &mut rank), OK);
+                        assert_eq!(kr_bounded_release(handle.0, node), OK);
+                    }
+                }
+            });
+        }
+    });
+    let (mut node, mut rank, mut load, mut total) = (u32::MAX, u32::MAX, u32::MAX, u32::MAX);
+    unsafe {
+        assert_eq!(kr_bounded_pick(b, null(), 0, &mut node, &mut rank), OK, "(NULL, 0) is the empty key");
+        assert_eq!(kr_bounded_load(b, node, &mut load, &mut total), OK);
+        assert_eq!((rank, load, total), (0, 0, 0));
+        assert_eq!(kr_bounded_release(b, node), code(ErrorCode::InvalidParameter));
+        assert_eq!(kr_bounded_load(b, 2, &mut load, null_mut()), code(ErrorCode::NodeOutOfRange));
+        assert_eq!(kr_bounded_acquire(null(), null(), 0, &mut node, &mut rank), code(ErrorCode::NullPointer));
+        kr_bounded_free(b);
+        kr_bounded_free(null_mut());
+    }
+}

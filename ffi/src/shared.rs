@@ -1,11 +1,9 @@
 //! `kr_shared_router`: the bindings' `SharedRouter` (arc-swap) behind a handle, so C threads
 //! keep routing while another thread publishes a new topology.
 
-use std::sync::Arc;
+use keyroute_bindings::SharedRouter;
 
-use keyroute_bindings::{Router, SharedRouter};
-
-use crate::boundary::{call, get, get_mut, router, router_handle};
+use crate::boundary::{call, get, get_mut, retain, router, router_handle};
 use crate::{KrRouter, KrSharedRouter, KrStatus};
 
 /// The shared router behind a handle.
@@ -15,19 +13,6 @@ use crate::{KrRouter, KrSharedRouter, KrStatus};
 unsafe fn shared<'a>(shared: *const KrSharedRouter) -> Result<&'a SharedRouter, keyroute_bindings::Error> {
     // SAFETY: a shared handle is `Box::into_raw` of a `Box<SharedRouter>`.
     unsafe { get(shared.cast::<SharedRouter>(), "shared") }
-}
-
-/// Another counted reference to the router behind a live handle.
-///
-/// # Safety
-/// `router` must be a live router handle (checked non-null by the caller).
-unsafe fn retain(router: *const KrRouter) -> Arc<Router> {
-    let raw = router.cast::<Router>();
-    // SAFETY: a live handle is one `Arc<Router>` reference; the count goes up for the new `Arc`.
-    unsafe {
-        Arc::increment_strong_count(raw);
-        Arc::from_raw(raw)
-    }
 }
 
 /// Creates a shared router that starts with `initial`. The shared router takes its own

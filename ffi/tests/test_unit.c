@@ -1,5 +1,5 @@
 /* Unit tests of the C ABI: building (JSON and builder), routing, ids, batches, replicas,
- * slots, fingerprints, handles, status names. Expected routes are pinned from the conformance
+ * slots, fingerprints, handles, status names, bounded loads. Expected routes are pinned from the conformance
  * vectors (native-ring-3, native-ring-zones, native-jump-u64be-4, native-slots-3). */
 #include <stdint.h>
 #include <stdlib.h>
@@ -364,6 +364,55 @@ static void test_status_names_and_messages(void) {
     }
 }
 
+/* Bounded loads: an idle key is served at home; 100 requests for one hot key fill its home to
+ * ceil(1.25 * 100 / 4) = 32 and spill over, never past 32 on any node; releases bring the key
+ * home; bad calls are refused without changing anything. */
+static void test_bounded_loads(void) {
+    static const char RING4[] =
+        "{\"algorithm\":\"ring\",\"nodes\":[{\"id\":\"a\"},{\"id\":\"b\"},{\"id\":\"c\"},{\"id\":\"d\"}]}";
+    kr_router *r = from_json(RING4);
+    kr_bounded *b = NULL, *untouched = (kr_bounded *)&b;
+    uint32_t home = 0, node = 0, rank = 0, load = 0, total = 0, nodes[100];
+    int i, away = 0, within = 1;
+
+    CHECK_STATUS(kr_bounded_new(r, 0.5, &untouched), KR_INVALID_PARAMETER);
+    CHECK(untouched == (kr_bounded *)&b);
+    CHECK_STATUS(kr_bounded_new(NULL, 1.25, &b), KR_NULL_POINTER);
+    CHECK_STATUS(kr_bounded_new(r, 1.25, &b), KR_OK);
+    kr_router_free(r); /* the bounded-load handle keeps its own reference */
+
+    CHECK_STATUS(kr_bounded_pick(b, KEY("hot"), &home, &rank), KR_OK);
+    CHECK(rank == 0);
+    for (i = 0; i < 100; i++) {
+        CHECK_STATUS(kr_bounded_acquire(b, KEY("hot"), &nodes[i], &rank), KR_OK);
+        away += rank != 0;
+    }
+    for (node = 0; node < 4; node++) {
+        CHECK_STATUS(kr_bounded_load(b, node, &load, &total), KR_OK);
+        within &= load <= 32;
+        if (node == home) CHECK(load == 32);
+    }
+    CHECK(within && away == 68 && total == 100);
+    CHECK_STATUS(kr_bounded_load(b, 4, &load, NULL), KR_NODE_OUT_OF_RANGE);
+    CHECK_STATUS(kr_bounded_acquire(b, KEY("k"), NULL, &rank), KR_NULL_POINTER);
+    for (i = 0; i < 100; i++) CHECK_STATUS(kr_bounded_release(b, nodes[i]), KR_OK);
+    CHECK_STATUS(kr_bounded_release(b, home), KR_INVALID_PARAMETER); /* nothing left to release */
+    CHECK_STATUS(kr_bounded_release(b, 99), KR_NODE_OUT_OF_RANGE);
+    CHECK_STATUS(kr_bounded_load(b, home, NULL, &total), KR_OK);
+    CHECK(total == 0);
+    CHECK_STATUS(kr_bounded_pick(b, KEY("hot"), &node, &rank), KR_OK);
+    CHECK(node == home && rank == 0);
+    kr_bounded_free(b);
+    kr_bounded_free(NULL);
+
+    {
+        static const char JUMP[] = "{\"algorithm\":\"jump\",\"nodes\":[{\"id\":\"a\"},{\"id\":\"b\"}]}";
+        kr_router *j = from_json(JUMP);
+        CHECK_STATUS(kr_bounded_new(j, 1.25, &b), KR_REPLICAS_UNSUPPORTED);
+        kr_router_free(j);
+    }
+}
+
 int main(void) {
     test_route_and_ids();
     test_batch_matches_single();
@@ -373,5 +422,6 @@ int main(void) {
     test_slots_and_jump();
     test_handles();
     test_status_names_and_messages();
+    test_bounded_loads();
     return check_finish();
 }

@@ -1,12 +1,11 @@
 //! `keyroute._native.BoundedLoad` and `Lease`: consistent hashing with bounded loads
-//! (`keyroute::BoundedLoad`) over a router the Python side already holds, sharing its table.
+//! (`keyroute_bindings::bounded`) over a router the Python side already holds, sharing its table.
 
-use std::borrow::Borrow;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use keyroute_bindings::core::{BoundedLoad, Router as CoreRouter};
-use keyroute_bindings::{Error, ErrorCode, Router};
+use keyroute_bindings::ErrorCode;
+use keyroute_bindings::bounded::{self, BoundedLoad};
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 
@@ -14,19 +13,10 @@ use crate::errors;
 use crate::keys;
 use crate::router::PyRouter;
 
-/// The bindings' router, shared with the `Router` it came from, lent to the core as its router.
-struct Held(Arc<Router>);
-
-impl Borrow<CoreRouter> for Held {
-    fn borrow(&self) -> &CoreRouter {
-        self.0.core()
-    }
-}
-
-type Inner = BoundedLoad<Held>;
+type Inner = BoundedLoad;
 
 fn core_error(py: Python<'_>, e: keyroute_bindings::core::Error) -> PyErr {
-    errors::to_py(py, &Error::from(e))
+    errors::to_py(py, &keyroute_bindings::Error::from(e))
 }
 
 /// A router whose keys go to the first node of their preference order with room. The public
@@ -63,7 +53,7 @@ impl PyBoundedLoad {
     fn new(py: Python<'_>, router: &Bound<'_, PyRouter>, c: f64) -> PyResult<Self> {
         let shared = Arc::clone(&router.get().inner);
         let ids = crate::router::node_ids(py, &shared);
-        let inner = BoundedLoad::new(Held(shared), c).map_err(|e| core_error(py, e))?;
+        let inner = bounded::bounded(shared, c).map_err(|e| errors::to_py(py, &e))?;
         Ok(Self { inner: Arc::new(inner), router: router.clone().unbind(), ids })
     }
 
