@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicIsize, AtomicUsize, Ordering};
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use keyroute::{
-    BoundedLoad, Jump, Maglev, Modulo, MultiProbe, Rendezvous, Ring, Router, SlotFn, Slots, Topology, hash,
+    BoundedLoad, HotKeys, Jump, Maglev, Modulo, MultiProbe, Rendezvous, Ring, Router, SlotFn, Slots, Topology, hash,
 };
 
 /// Counts live heap bytes and the peak, so build memory is measured, not estimated.
@@ -112,6 +112,11 @@ fn lookups(c: &mut Criterion) {
     g.throughput(Throughput::Elements(1));
     for n in SIZES {
         bench_keys!(g, "floor-xxh3", n, &keys, |k| hash::xxh3_64(black_box(k)));
+        if n == SIZES[0] {
+            // The hot-key detector's observe (no node count involved: measured once).
+            let mut hot = HotKeys::new(16_384, 1024).unwrap();
+            bench_keys!(g, "hotkeys-observe", n, &keys, |k| hot.observe(k).unwrap());
+        }
         let ring = Ring::new(topology(n), POINTS).unwrap();
         bench_keys!(g, "ring-v1", n, &keys, |k| ring.route(k));
         // Bounded loads over the same ring, idle: a slot taken and given back per key.

@@ -36,6 +36,7 @@ pub mod bounded;
 mod budget;
 mod error;
 pub mod hash;
+pub mod hotkeys;
 mod jump;
 mod keyhash;
 mod maglev;
@@ -54,6 +55,7 @@ mod transition;
 pub use bounded::{BoundedLoad, DEFAULT_BALANCE_FACTOR, Lease, MAX_BALANCE_FACTOR, Pick};
 pub use budget::Budget;
 pub use error::{BatchError, Error, Result};
+pub use hotkeys::HotKeys;
 
 /// The README's Rust snippets, compiled and run as doctests so the docs cannot rot.
 #[cfg(doctest)]
