@@ -27,6 +27,7 @@ pub mod analysis;
 pub mod bounded;
 mod error;
 mod hashed;
+pub mod hotkeys;
 pub mod keys;
 mod limits;
 mod native;

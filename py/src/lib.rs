@@ -6,6 +6,7 @@
 mod analysis;
 mod bounded;
 mod errors;
+mod hotkeys;
 mod keys;
 mod router;
 mod shared;
@@ -52,6 +53,7 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<transition::PyTransition>()?;
     m.add_class::<bounded::PyBoundedLoad>()?;
     m.add_class::<bounded::PyLease>()?;
+    m.add_class::<hotkeys::PyHotKeys>()?;
     m.add_function(wrap_pyfunction!(analysis::ownership, m)?)?;
     m.add_function(wrap_pyfunction!(analysis::diff, m)?)?;
     m.add_function(wrap_pyfunction!(error_table, m)?)?;

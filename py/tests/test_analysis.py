@@ -128,7 +128,7 @@ def test_transition_errors() -> None:
 
 @pytest.mark.parametrize(
     "module",
-    ["keyroute", "keyroute._router", "keyroute._analysis", "keyroute._bounded"],
+    ["keyroute", "keyroute._router", "keyroute._analysis", "keyroute._bounded", "keyroute._hotkeys"],
 )
 def test_docstring_examples_run(module: str) -> None:
     result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)

@@ -17,8 +17,9 @@ True
 Routers are immutable and thread-safe; ``SharedRouter`` swaps topologies under running threads,
 ``Transition`` moves keys to a new topology gradually, ``router.ownership()`` and
 ``keyroute.diff(a, b)`` say exactly who owns what and what a change moves, and ``BoundedLoad``
-keeps any node from serving more than ``c`` times its share of the requests in flight. Every
-error is a ``keyroute.Error`` with a stable ``.code``.
+keeps any node from serving more than ``c`` times its share of the requests in flight, and
+``HotKeys`` finds the hottest keys in fixed memory. Every error is a ``keyroute.Error`` with a
+stable ``.code``.
 """
 
 from . import _native, pymemcache
@@ -74,6 +75,7 @@ from ._errors import (
     WeightsUnsupportedError,
     ZeroTotalWeightError,
 )
+from ._hotkeys import HotKeys
 from ._nodes import Nodes, Servers, SlotRanges
 from ._router import LIMITS, LIMITS_CEILING, Key, Limits, NodeSpec, Router, SharedRouter, Spec, Transition
 
@@ -89,6 +91,7 @@ __all__ = [
     "BoundedLoad",
     "Lease",
     "DEFAULT_BALANCE_FACTOR",
+    "HotKeys",
     # algorithms and peer presets
     "Ring",
     "Jump",

@@ -1,0 +1,70 @@
+"""keyroute.HotKeys: the hottest keys found in fixed memory, estimates never below the truth,
+decay, typed errors, threads."""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from typing import List
+
+import keyroute
+import pytest
+
+
+def test_the_hottest_keys_lead_and_estimates_bound_the_truth() -> None:
+    hot = keyroute.HotKeys(width=4096, capacity=256)
+    exact: Counter[str] = Counter()
+    for i in range(50_000):
+        key = f"hot-{i % 5}" if i % 2 == 0 else f"user:{i}"
+        exact[key] += 1
+        assert hot.observe(key) >= exact[key]
+    assert hot.total == 50_000
+    assert {k for k, _ in hot.top(5)} == {f"hot-{j}".encode() for j in range(5)}
+    assert all(hot.heat(k) >= c for k, c in exact.items() if c > 1)
+    assert hot.is_hot("hot-0", count=5000) and hot.is_hot(b"hot-0", share=0.1)
+    assert not hot.is_hot("user:1", share=0.01)
+    assert 0 < hot.memory_bytes < 200_000
+
+
+def test_decay_halves_every_count() -> None:
+    hot = keyroute.HotKeys()
+    for _ in range(1000):
+        hot.observe("k")
+    hot.decay()
+    assert (hot.heat("k"), hot.total, hot.top(1)) == (500, 500, [(b"k", 500)])
+
+
+def test_bad_arguments_are_typed_errors() -> None:
+    with pytest.raises(keyroute.InvalidParameterError):
+        keyroute.HotKeys(capacity=0)
+    with pytest.raises(keyroute.InvalidParameterError):
+        keyroute.HotKeys(shards=0)
+    with pytest.raises(keyroute.InvalidParameterError):
+        keyroute.HotKeys(width=1 << 30)
+    hot = keyroute.HotKeys()
+    with pytest.raises(keyroute.InvalidParameterError):
+        hot.is_hot("k")
+    with pytest.raises(keyroute.InvalidParameterError):
+        hot.is_hot("k", count=1, share=0.5)
+    with pytest.raises(keyroute.InvalidTypeError):
+        hot.observe(42)  # type: ignore[arg-type]
+
+
+def test_threads_observe_at_once() -> None:
+    hot = keyroute.HotKeys()
+    errors: List[BaseException] = []
+
+    def worker(t: int) -> None:
+        try:
+            for i in range(20_000):
+                hot.observe("hot" if i % 4 == 0 else f"{t}:{i}")
+        except BaseException as e:  # reported by the main thread
+            errors.append(e)
+
+    threads = [threading.Thread(target=worker, args=(t,)) for t in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[0]
+    assert hot.total == 80_000 and hot.top(1) == [(b"hot", 20_000)]
