@@ -125,6 +125,15 @@ impl Router {
         Ok(self.core.replicas(key, out)?)
     }
 
+    /// Read spreading for a hot key: the `selector mod r`-th of its first `r` replicas (see
+    /// [`keyroute::Router::spread`]).
+    ///
+    /// # Errors
+    /// `invalid_parameter` for `r` = 0; as [`Router::replicas`].
+    pub fn spread(&self, key: &[u8], r: usize, selector: u64) -> Result<u32> {
+        Ok(self.core.spread(key, r, selector)?)
+    }
+
     /// The slot `key` falls in, for routers built on a slot table (`slots`, `redis-cluster`).
     #[must_use]
     pub fn slot(&self, key: &[u8]) -> Option<u32> {

@@ -1,6 +1,8 @@
 //! [`Router`]: any algorithm behind one type, for callers that pick the algorithm at run time
 //! (the spec layer, every language binding, the CLI).
 
+use alloc::vec::Vec;
+
 use crate::presets::PresetRouter;
 use crate::{BatchError, Error, Jump, Maglev, Modulo, MultiProbe, Rendezvous, Result, Ring, Slots, Topology};
 
@@ -80,6 +82,33 @@ impl Router {
         }
     }
 
+    /// Read spreading for a hot key: one of the key's first `r` replicas (its preference
+    /// order, owner first), the `selector mod r`-th. A client that passes a hash of its own id
+    /// reads the same copy every time; a random selector spreads each read. Writes must go to
+    /// every one of the `r` replicas (or invalidate them all), or reads return stale values:
+    /// spread only keys whose copies the cache keeps in step.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for `r` = 0, and as [`Router::replicas`] (`r` above the
+    /// nodes, routers without a replica order); [`Error::OutOfMemory`] for more than 16 replicas
+    /// that cannot be allocated.
+    pub fn spread(&self, key: &[u8], r: usize, selector: u64) -> Result<u32> {
+        if r == 0 {
+            return Err(Error::InvalidParameter("spread over at least one replica"));
+        }
+        let pick = (selector % r as u64) as usize;
+        let mut small = [0u32; 16];
+        let mut large: Vec<u32>;
+        let order = if let Some(order) = small.get_mut(..r) {
+            order
+        } else {
+            large = crate::budget::try_vec(r, 0u32)?;
+            large.as_mut_slice()
+        };
+        self.replicas(key, order)?;
+        order.get(pick).copied().ok_or(Error::InvalidParameter("spread over at least one replica"))
+    }
+
     /// The topology the router was built from.
     #[must_use]
     pub fn topology(&self) -> &Topology {
@@ -119,3 +148,27 @@ macro_rules! from_algorithm {
     )*};
 }
 from_algorithm!(Ring, Jump, Rendezvous, Maglev, Slots, MultiProbe, Modulo);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Jump, Ring};
+
+    #[test]
+    fn spreading_picks_among_the_first_replicas_by_selector() {
+        let router = Router::Ring(Ring::new(Topology::uniform("n", 20).unwrap(), 40).unwrap());
+        let mut order = [0u32; 3];
+        router.replicas(b"hot", &mut order).unwrap();
+        for selector in 0..30u64 {
+            assert_eq!(router.spread(b"hot", 3, selector).unwrap(), order[(selector % 3) as usize]);
+        }
+        assert_eq!(router.spread(b"hot", 1, 12345).unwrap(), router.route(b"hot").unwrap());
+        let mut all = alloc::vec![0u32; 20];
+        router.replicas(b"hot", &mut all).unwrap();
+        assert_eq!(router.spread(b"hot", 20, 19).unwrap(), all[19], "more than the stack buffer");
+        assert!(matches!(router.spread(b"hot", 0, 0), Err(Error::InvalidParameter(_))));
+        assert!(matches!(router.spread(b"hot", 21, 0), Err(Error::ReplicasExceedNodes { .. })));
+        let jump = Router::Jump(Jump::new(Topology::uniform("n", 3).unwrap()).unwrap());
+        assert_eq!(jump.spread(b"hot", 2, 0), Err(Error::ReplicasUnsupported));
+    }
+}

@@ -357,6 +357,25 @@ kr_status kr_replicas(const kr_router *router,
                       size_t count);
 
 /**
+ * Read spreading for a hot key: `*node` receives the `selector mod r`-th of the key's first
+ * `r` replicas (owner first). Pass a hash of the client's id as `selector` for a copy that
+ * stays the same per client, or a random number to spread every read. Writes must reach all
+ * `r` copies. Allocates only for `r` above 16.
+ *
+ * Errors: `KR_INVALID_PARAMETER` (`r` = 0), `KR_REPLICAS_EXCEED_NODES`,
+ * `KR_REPLICAS_UNSUPPORTED`, `KR_INVALID_KEY`, `KR_NULL_POINTER`.
+ *
+ * # Safety
+ * As `kr_route`.
+ */
+kr_status kr_spread(const kr_router *router,
+                    const uint8_t *key,
+                    size_t key_len,
+                    size_t r,
+                    uint64_t selector,
+                    uint32_t *node);
+
+/**
  * The slot `key` falls in, for routers built on a slot table (`slots`, `redis-cluster`):
  * `*has_slot` receives whether the router has slots and, when it does, `*slot` the slot
  * (otherwise `*slot` is left unchanged).

@@ -241,6 +241,9 @@ fn bounded_loads_take_and_give_back_slots_across_threads() {
         assert_eq!(kr_bounded_new(r, 0.5, &mut b), code(ErrorCode::InvalidParameter));
         assert!(b.is_null(), "a failed kr_bounded_new wrote *bounded");
         assert_eq!(kr_bounded_new(r, 1.25, &mut b), OK);
+        let mut spread = u32::MAX;
+        assert_eq!(crate::router::kr_spread(r, b"k".as_ptr(), 1, 2, 7, &mut spread), OK);
+        assert!(spread < 2);
         kr_router_free(r); // the bounded-load handle keeps its own reference
     }
     // Two threads acquire and release through the same handle.

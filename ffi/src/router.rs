@@ -352,6 +352,37 @@ pub unsafe extern "C" fn kr_replicas(
     })
 }
 
+/// Read spreading for a hot key: `*node` receives the `selector mod r`-th of the key's first
+/// `r` replicas (owner first). Pass a hash of the client's id as `selector` for a copy that
+/// stays the same per client, or a random number to spread every read. Writes must reach all
+/// `r` copies. Allocates only for `r` above 16.
+///
+/// Errors: `KR_INVALID_PARAMETER` (`r` = 0), `KR_REPLICAS_EXCEED_NODES`,
+/// `KR_REPLICAS_UNSUPPORTED`, `KR_INVALID_KEY`, `KR_NULL_POINTER`.
+///
+/// # Safety
+/// As `kr_route`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn kr_spread(
+    router: *const KrRouter,
+    key: *const u8,
+    key_len: usize,
+    r: usize,
+    selector: u64,
+    node: *mut u32,
+) -> KrStatus {
+    call(|| {
+        // SAFETY: `router` is NULL or a live router handle, as this function's `# Safety` requires.
+        let rt = unsafe { self::router(router) }?;
+        // SAFETY: `node` is NULL or writable and not aliased, as this function's `# Safety` requires.
+        let out = unsafe { get_mut(node, "node") }?;
+        // SAFETY: `key` is NULL or points to `key_len` readable bytes, as this function's `# Safety` requires.
+        let key = unsafe { bytes(key, key_len, "key") }?;
+        *out = rt.spread(key, r, selector)?;
+        Ok(())
+    })
+}
+
 /// The slot `key` falls in, for routers built on a slot table (`slots`, `redis-cluster`):
 /// `*has_slot` receives whether the router has slots and, when it does, `*slot` the slot
 /// (otherwise `*slot` is left unchanged).

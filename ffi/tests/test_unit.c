@@ -409,8 +409,27 @@ static void test_bounded_loads(void) {
         static const char JUMP[] = "{\"algorithm\":\"jump\",\"nodes\":[{\"id\":\"a\"},{\"id\":\"b\"}]}";
         kr_router *j = from_json(JUMP);
         CHECK_STATUS(kr_bounded_new(j, 1.25, &b), KR_REPLICAS_UNSUPPORTED);
+        CHECK_STATUS(kr_spread(j, KEY("hot"), 2, 0, &node), KR_REPLICAS_UNSUPPORTED);
         kr_router_free(j);
     }
+}
+
+/* Read spreading: the selector picks among the key's first r replicas, owner first. */
+static void test_spread(void) {
+    kr_router *r = from_json(RING3);
+    uint32_t order[3], node = UINT32_MAX, before = UINT32_MAX;
+    uint64_t s;
+    CHECK_STATUS(kr_replicas(r, KEY("hot"), order, 3), KR_OK);
+    for (s = 0; s < 9; s++) {
+        CHECK_STATUS(kr_spread(r, KEY("hot"), 3, s, &node), KR_OK);
+        CHECK(node == order[s % 3]);
+    }
+    before = node;
+    CHECK_STATUS(kr_spread(r, KEY("hot"), 0, 0, &node), KR_INVALID_PARAMETER);
+    CHECK_STATUS(kr_spread(r, KEY("hot"), 4, 0, &node), KR_REPLICAS_EXCEED_NODES);
+    CHECK_STATUS(kr_spread(r, KEY("hot"), 2, 0, NULL), KR_NULL_POINTER);
+    CHECK(node == before);
+    kr_router_free(r);
 }
 
 int main(void) {
@@ -423,5 +442,6 @@ int main(void) {
     test_handles();
     test_status_names_and_messages();
     test_bounded_loads();
+    test_spread();
     return check_finish();
 }

@@ -114,6 +114,14 @@ impl PyRouter {
         }
     }
 
+    /// The id of the `selector mod r`-th of `key`'s first `r` replicas (read spreading).
+    #[pyo3(signature = (key, r, selector, /))]
+    fn _spread(&self, py: Python<'_>, key: &Bound<'_, PyAny>, r: usize, selector: u64) -> PyResult<Py<PyString>> {
+        let key = keys::key_bytes(key)?;
+        let node = self.inner.spread(&key, r, selector).map_err(|e| errors::to_py(py, &e))?;
+        self.id(py, node)
+    }
+
     /// `n` distinct node ids for `key`, in preference order.
     #[pyo3(signature = (key, n, /))]
     fn replicas<'py>(

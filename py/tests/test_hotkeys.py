@@ -68,3 +68,22 @@ def test_threads_observe_at_once() -> None:
         t.join()
     assert not errors, errors[0]
     assert hot.total == 80_000 and hot.top(1) == [(b"hot", 20_000)]
+
+
+def test_reads_spread_over_replicas_and_split_keys() -> None:
+    ring = keyroute.Ring([f"cache-{i}" for i in range(10)])
+    first3 = ring.replicas("hot", 3)
+    assert ring.spread("hot", 1) == ring.route("hot")
+    assert {ring.spread("hot", 3, client=f"web-{i}") for i in range(50)} == set(first3)
+    assert {ring.spread("hot", 3) for _ in range(200)} == set(first3)  # random: every copy
+    assert all(ring.spread("hot", 3, client="web-1") == ring.spread("hot", 3, client=b"web-1") for _ in range(5))
+    with pytest.raises(keyroute.InvalidParameterError):
+        ring.spread("hot", 0)
+    with pytest.raises(keyroute.ReplicasExceedNodesError):
+        ring.spread("hot", 11)
+    with pytest.raises(keyroute.ReplicasUnsupportedError):
+        keyroute.Jump(3).spread("hot", 2)
+    assert keyroute.split_keys("hot", 3) == [b"hot#1", b"hot#2", b"hot#3"]
+    assert keyroute.split_key(b"hot", 3, client="web-1") in keyroute.split_keys("hot", 3)
+    with pytest.raises(keyroute.InvalidParameterError):
+        keyroute.split_keys("hot", 0)

@@ -318,7 +318,19 @@ from ._algorithms import (
         r#")
 from ._hotkeys import HotKeys
 from ._nodes import Nodes, Servers, SlotRanges
-from ._router import LIMITS, LIMITS_CEILING, Key, Limits, NodeSpec, Router, SharedRouter, Spec, Transition
+from ._router import (
+    LIMITS,
+    LIMITS_CEILING,
+    Key,
+    Limits,
+    NodeSpec,
+    Router,
+    SharedRouter,
+    Spec,
+    Transition,
+    split_key,
+    split_keys,
+)
 
 __version__: str = _native.__version__
 
@@ -333,6 +345,8 @@ __all__ = [
     "Lease",
     "DEFAULT_BALANCE_FACTOR",
     "HotKeys",
+    "split_key",
+    "split_keys",
     # algorithms and peer presets
 "#,
     );

@@ -77,7 +77,19 @@ from ._errors import (
 )
 from ._hotkeys import HotKeys
 from ._nodes import Nodes, Servers, SlotRanges
-from ._router import LIMITS, LIMITS_CEILING, Key, Limits, NodeSpec, Router, SharedRouter, Spec, Transition
+from ._router import (
+    LIMITS,
+    LIMITS_CEILING,
+    Key,
+    Limits,
+    NodeSpec,
+    Router,
+    SharedRouter,
+    Spec,
+    Transition,
+    split_key,
+    split_keys,
+)
 
 __version__: str = _native.__version__
 
@@ -92,6 +104,8 @@ __all__ = [
     "Lease",
     "DEFAULT_BALANCE_FACTOR",
     "HotKeys",
+    "split_key",
+    "split_keys",
     # algorithms and peer presets
     "Ring",
     "Jump",

@@ -8,7 +8,9 @@ and numpy arrays into bytes and back.
 from __future__ import annotations
 
 import json
+import random
 import sys
+import zlib
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -16,6 +18,7 @@ from typing import (
     Iterable,
     List,
     Mapping,
+    Optional,
     Type,
     TypedDict,
     TypeVar,
@@ -25,7 +28,7 @@ from typing import (
 )
 
 from . import _native
-from ._errors import InvalidSpecError, InvalidTypeError
+from ._errors import InvalidParameterError, InvalidSpecError, InvalidTypeError
 
 if TYPE_CHECKING:
     import numpy as np
@@ -113,6 +116,29 @@ def spec_json(spec: Mapping[str, Any]) -> str:
         raise InvalidSpecError(f"the spec cannot be written as JSON: {e}") from e
 
 
+def _selector(client: Optional[Key]) -> int:
+    """A stable 64-bit number for a client id (CRC-32 of its bytes), or a random one."""
+    if client is None:
+        return random.getrandbits(64)
+    return zlib.crc32(client.encode() if isinstance(client, str) else bytes(client))
+
+
+def split_keys(key: Key, r: int) -> List[bytes]:
+    """The ``r`` derived keys a hot key is written under when the cache keeps no replicas:
+    ``key#1`` … ``key#r``; each routes on its own, so they land on different nodes."""
+    if r < 1:
+        raise InvalidParameterError("split a key into at least one copy")
+    base = key.encode() if isinstance(key, str) else bytes(key)
+    return [base + b"#" + str(i).encode() for i in range(1, r + 1)]
+
+
+def split_key(key: Key, r: int, client: Optional[Key] = None) -> bytes:
+    """The derived key to read a split hot key from: one of ``split_keys(key, r)``, the same
+    for the same ``client``, random without one."""
+    keys = split_keys(key, r)
+    return keys[_selector(client) % r]
+
+
 class Router(_native.Router):
     """An immutable router: which node owns a key.
 
@@ -182,6 +208,21 @@ class Router(_native.Router):
         ``RouteHashUnsupportedError``).
         """
         return _route_many(self, keys)
+
+    def spread(self, key: Key, r: int, client: Optional[Key] = None) -> str:
+        """Read spreading for a hot key: one of the key's first ``r`` replicas (its owner and
+        the next nodes of its preference order). With ``client`` (any stable id of the caller)
+        the same client always reads the same copy; without, each call picks one at random.
+
+        Writes must reach all ``r`` copies (write each, or invalidate each): a copy left behind
+        serves stale reads. Caches without replication can spread a hot key over ``r`` derived
+        keys instead: ``split_keys(key, r)`` to write, ``split_key(key, r, client)`` to read.
+
+        >>> ring = Router({"algorithm": "ring", "nodes": [{"id": "a"}, {"id": "b"}, {"id": "c"}]})
+        >>> ring.spread("hot", 2, client="web-1") in ring.replicas("hot", 2)
+        True
+        """
+        return self._spread(key, r, _selector(client))
 
     def ownership(self) -> Ownership:
         """The share of keys each node owns, with their balance (exact for rings, Maglev and
