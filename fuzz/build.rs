@@ -9,7 +9,10 @@
 //! beside the fuzz binary's nightly one fails on duplicate unmangled symbols
 //! (`rust_eh_personality`). The cdylib exports only the `kr_` functions. It is copied into
 //! OUT_DIR, which the binaries get as their rpath, so a rebuild of the workspace's library
-//! while fuzzing cannot swap the code under a running fuzzer.
+//! while fuzzing cannot swap the code under a running fuzzer; and the copy replaces the previous
+//! one by a rename, never by writing into it, so a rebuild of the fuzz target itself cannot
+//! either (a running fuzzer keeps the file it mapped: writing into that file in place crashed a
+//! long `c_abi` run when `make test`'s smoke pass rebuilt the target beside it).
 //!
 //! The library's directory is `../target/debug`, or `KEYROUTE_FFI_LIB_DIR` when set.
 
@@ -37,7 +40,8 @@ fn main() {
     }
     println!("cargo:rerun-if-changed={}", lib.display());
     let out = PathBuf::from(std::env::var_os("OUT_DIR").unwrap_or_default());
-    if let Err(e) = std::fs::copy(&lib, out.join("libkeyroute.so")) {
+    let staged = out.join("libkeyroute.so.new");
+    if let Err(e) = std::fs::copy(&lib, &staged).and_then(|_| std::fs::rename(&staged, out.join("libkeyroute.so"))) {
         eprintln!("error: copying {} into {}: {e}", lib.display(), out.display());
         std::process::exit(1);
     }
