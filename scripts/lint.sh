@@ -37,7 +37,7 @@ echo "lint: ruff"
 echo "lint: shellcheck"
 git ls-files -z '*.sh' .ci/run | xargs -0 shellcheck -x --severity=warning
 echo "lint: the docs stand alone (no reference to a document outside the repository)"
-if git grep -n -E '\.\./shared/|shared/reference/|compat-specs|perf-anchors|style-anchors' -- . ':!scripts/lint.sh'; then
+if ! python3 scripts/check_docs.py; then
   echo "lint: the lines above point outside the repository; write what they need into its own docs" >&2
   exit 1
 fi

@@ -92,13 +92,7 @@ fn every_vector_file_passes() {
         .prepare()
         .expect("the registry prepares");
     let validator = jsonschema::options().with_registry(&registry).build(&schema).expect("the schema compiles");
-    let mut paths: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("no corpus at {}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    paths.sort();
-    assert!(paths.len() >= 100, "the corpus has only {} files", paths.len());
+    let paths = common::vector_files();
     let (mut passed, mut failed, mut skipped, mut peer, mut native) = (0usize, 0usize, 0usize, 0usize, 0usize);
     let mut failures = Vec::new();
     for path in &paths {

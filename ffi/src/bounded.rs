@@ -3,6 +3,7 @@
 //! `kr_bounded_acquire` is matched by one `kr_bounded_release` of the node it gave.
 
 use keyroute_bindings::bounded::{self, BoundedLoad};
+use keyroute_bindings::core::Pick;
 use keyroute_bindings::{Error, ErrorCode};
 
 use crate::boundary::{bytes, call, get, get_mut, retain, router};
@@ -23,6 +24,32 @@ fn node_in(b: &BoundedLoad, node: u32) -> Result<u32, Error> {
     } else {
         Err(Error::new(ErrorCode::NodeOutOfRange, format!("node {node} is outside the router's nodes")))
     }
+}
+
+/// Places `key` with `how` (taking a slot or not) and writes the node and its rank.
+///
+/// # Safety
+/// `bounded` must be NULL or a live bounded-load handle; `key` must point to `key_len` readable
+/// bytes (NULL only when `key_len` is 0); `node` and `rank` must be NULL or writable.
+unsafe fn place(
+    bounded: *const KrBounded,
+    key: *const u8,
+    key_len: usize,
+    node: *mut u32,
+    rank: *mut u32,
+    how: fn(&BoundedLoad, &[u8]) -> keyroute_bindings::core::Result<Pick>,
+) -> KrStatus {
+    call(|| {
+        // SAFETY: `bounded` is NULL or a live bounded-load handle, as this function's `# Safety` requires.
+        let b = unsafe { handle(bounded) }?;
+        // SAFETY: `node` and `rank` are NULL or writable and not aliased, as this function's `# Safety` requires.
+        let (node, rank) = unsafe { (get_mut(node, "node")?, get_mut(rank, "rank")?) };
+        // SAFETY: `key` is NULL or points to `key_len` readable bytes, as this function's `# Safety` requires.
+        let key = unsafe { bytes(key, key_len, "key") }?;
+        let pick = how(b, key)?;
+        (*node, *rank) = (pick.node, pick.rank);
+        Ok(())
+    })
 }
 
 /// Bounded loads over `router` with balance factor `c` (1 to 1000; 1.25 is the usual choice):
@@ -69,17 +96,8 @@ pub unsafe extern "C" fn kr_bounded_acquire(
     node: *mut u32,
     rank: *mut u32,
 ) -> KrStatus {
-    call(|| {
-        // SAFETY: `bounded` is NULL or a live bounded-load handle, as this function's `# Safety` requires.
-        let b = unsafe { handle(bounded) }?;
-        // SAFETY: `node` and `rank` are NULL or writable and not aliased, as this function's `# Safety` requires.
-        let (node, rank) = unsafe { (get_mut(node, "node")?, get_mut(rank, "rank")?) };
-        // SAFETY: `key` is NULL or points to `key_len` readable bytes, as this function's `# Safety` requires.
-        let key = unsafe { bytes(key, key_len, "key") }?;
-        let pick = b.acquire_raw(key)?;
-        (*node, *rank) = (pick.node, pick.rank);
-        Ok(())
-    })
+    // SAFETY: the arguments are as this function's `# Safety` requires, which is `place`'s.
+    unsafe { place(bounded, key, key_len, node, rank, BoundedLoad::acquire_raw) }
 }
 
 /// Where `key` would be placed now, without taking a slot (as `kr_bounded_acquire`).
@@ -94,17 +112,8 @@ pub unsafe extern "C" fn kr_bounded_pick(
     node: *mut u32,
     rank: *mut u32,
 ) -> KrStatus {
-    call(|| {
-        // SAFETY: `bounded` is NULL or a live bounded-load handle, as this function's `# Safety` requires.
-        let b = unsafe { handle(bounded) }?;
-        // SAFETY: `node` and `rank` are NULL or writable and not aliased, as this function's `# Safety` requires.
-        let (node, rank) = unsafe { (get_mut(node, "node")?, get_mut(rank, "rank")?) };
-        // SAFETY: `key` is NULL or points to `key_len` readable bytes, as this function's `# Safety` requires.
-        let key = unsafe { bytes(key, key_len, "key") }?;
-        let pick = b.pick(key)?;
-        (*node, *rank) = (pick.node, pick.rank);
-        Ok(())
-    })
+    // SAFETY: the arguments are as this function's `# Safety` requires, which is `place`'s.
+    unsafe { place(bounded, key, key_len, node, rank, BoundedLoad::pick) }
 }
 
 /// Gives back a slot taken by `kr_bounded_acquire` on `node`.

@@ -7,9 +7,10 @@ import os
 import shutil
 import socket
 import subprocess
+import threading
 import time
 from pathlib import Path
-from typing import Any, Iterator, List, Tuple
+from typing import Any, Callable, Iterator, List, Tuple
 
 import pytest
 
@@ -112,3 +113,22 @@ def memcached() -> Iterator[Memcached]:
         yield servers
     finally:
         servers.stop_all()
+
+
+def run_threads(worker: Callable[[int], None], count: int = 4) -> None:
+    """Runs ``worker(0)`` … ``worker(count - 1)`` in threads at once; re-raises the first error."""
+    errors: List[BaseException] = []
+
+    def guarded(t: int) -> None:
+        try:
+            worker(t)
+        except BaseException as e:  # reported by the calling thread
+            errors.append(e)
+
+    threads = [threading.Thread(target=guarded, args=(t,)) for t in range(count)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if errors:
+        raise errors[0]

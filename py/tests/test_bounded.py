@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import gc
 import math
-import threading
-from typing import List
 
 import keyroute
 import pytest
+from conftest import run_threads
 
 
 def ring(n: int) -> keyroute.Router:
@@ -79,25 +78,15 @@ def test_bad_arguments_are_typed_errors() -> None:
 
 def test_threads_acquire_and_release_at_once() -> None:
     bounded = keyroute.BoundedLoad(ring(8))
-    errors: List[BaseException] = []
-
     def worker(t: int) -> None:
-        try:
-            held = []
-            for i in range(20_000):
-                key = f"k{(i * 7 + t) % (4 if i % 2 else 10_000)}"
-                held.append(bounded.acquire(key))
-                if len(held) > 32:
-                    held.pop(0).release()
-            for lease in held:
-                lease.release()
-        except BaseException as e:  # reported by the main thread
-            errors.append(e)
+        held = []
+        for i in range(20_000):
+            key = f"k{(i * 7 + t) % (4 if i % 2 else 10_000)}"
+            held.append(bounded.acquire(key))
+            if len(held) > 32:
+                held.pop(0).release()
+        for lease in held:
+            lease.release()
 
-    threads = [threading.Thread(target=worker, args=(t,)) for t in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors, errors[0]
+    run_threads(worker)
     assert bounded.total == 0 and all(bounded.load(n) == 0 for n in bounded.router.nodes)

@@ -3,12 +3,11 @@ decay, typed errors, threads."""
 
 from __future__ import annotations
 
-import threading
 from collections import Counter
-from typing import List
 
 import keyroute
 import pytest
+from conftest import run_threads
 
 
 def test_the_hottest_keys_lead_and_estimates_bound_the_truth() -> None:
@@ -52,21 +51,11 @@ def test_bad_arguments_are_typed_errors() -> None:
 
 def test_threads_observe_at_once() -> None:
     hot = keyroute.HotKeys()
-    errors: List[BaseException] = []
-
     def worker(t: int) -> None:
-        try:
-            for i in range(20_000):
-                hot.observe("hot" if i % 4 == 0 else f"{t}:{i}")
-        except BaseException as e:  # reported by the main thread
-            errors.append(e)
+        for i in range(20_000):
+            hot.observe("hot" if i % 4 == 0 else f"{t}:{i}")
 
-    threads = [threading.Thread(target=worker, args=(t,)) for t in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors, errors[0]
+    run_threads(worker)
     assert hot.total == 80_000 and hot.top(1) == [(b"hot", 20_000)]
 
 

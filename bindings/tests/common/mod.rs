@@ -11,6 +11,20 @@ pub fn vectors_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../conformance/vectors/v1")
 }
 
+/// Every vector file of the corpus, in name order; fails when the corpus is missing or has
+/// fewer than 100 files (not the corpus we expect).
+pub fn vector_files() -> Vec<PathBuf> {
+    let dir = vectors_dir();
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("no corpus at {}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    paths.sort();
+    assert!(paths.len() >= 100, "the corpus has only {} files", paths.len());
+    paths
+}
+
 /// The shared key set (`conformance/peers/keys.json`): (tag, bytes) in order.
 pub fn shared_keys() -> Vec<(String, Vec<u8>)> {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../conformance/peers/keys.json");
