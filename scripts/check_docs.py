@@ -4,7 +4,7 @@
 A reader has only the repository, so every document a file names must be in it. Two checks
 over every tracked text file (`scripts/lint.sh` runs this):
 
-- a Markdown document named (`something.md`) must exist in the repository under that name;
+- a Markdown document named by its file name (ending in `.md`) must exist in the repository;
 - a Markdown link (`[text](target)`) with a relative target must stay inside the repository.
 
 Prints each offending line and exits 1 when there is one.
