@@ -15,6 +15,7 @@ mod balance;
 mod demo;
 mod error;
 mod input;
+mod load;
 mod plan;
 mod plot;
 mod report;

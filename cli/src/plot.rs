@@ -156,3 +156,75 @@ fn draw(report: &Report, root: &DrawingArea<SVGBackend<'_>, plotters::coord::Shi
     root.draw(&Text::new(note, ((left + right) / 2, bottom + 36), axis_style))?;
     Ok(())
 }
+
+/// Line colours of the load chart, one per configuration (plain first, in grey).
+const LINES: [RGBColor; 4] =
+    [RGBColor(150, 150, 150), RGBColor(31, 119, 180), RGBColor(255, 127, 14), RGBColor(44, 160, 44)];
+
+/// The load chart of `keyroute simulate` without `--to`: per window of `window` requests, the
+/// busiest node's load over its fair share, one line per configuration.
+pub fn load_svg(title: &str, window: u64, series: &[(String, Vec<f64>)], path: &Path) -> Result<()> {
+    let root = SVGBackend::new(path, (1000, 520)).into_drawing_area();
+    let failed = |e: &dyn std::fmt::Display| CliError::new(ErrorCode::Io, format!("writing {}: {e}", path.display()));
+    draw_load(title, window, series, &root).map_err(|e| failed(&e))?;
+    root.present().map_err(|e| failed(&e))
+}
+
+fn draw_load(
+    title: &str,
+    window: u64,
+    series: &[(String, Vec<f64>)],
+    root: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
+) -> DrawResult {
+    root.fill(&WHITE)?;
+    let windows = series.iter().map(|(_, w)| w.len()).max().unwrap_or(1).max(2);
+    let top = series.iter().flat_map(|(_, w)| w.iter().copied()).fold(1.0f64, f64::max);
+    // Headroom above the highest line for the legend.
+    let y_max = top * 1.5 + 0.3;
+    let titled =
+        root.titled("Busiest node's load over its fair share, per window", (FONT, 24).into_font().color(&INK))?;
+    let mut chart = ChartBuilder::on(&titled)
+        .caption(title, (FONT, 15).into_font().color(&RGBColor(90, 90, 90)))
+        .margin_left(20)
+        .margin_right(30)
+        .margin_bottom(10)
+        .x_label_area_size(50)
+        .y_label_area_size(60)
+        .build_cartesian_2d(0f64..(windows as f64), 0.0f64..y_max)?;
+    chart
+        .configure_mesh()
+        .x_desc(format!("requests (windows of {})", crate::report::thousands(window)))
+        .x_label_formatter(&|x| {
+            let requests = x * window as f64;
+            if requests >= 1e6 { format!("{:.1}M", requests / 1e6) } else { format!("{:.0}k", requests / 1e3) }
+        })
+        .y_desc("busiest node / fair share")
+        .y_label_formatter(&|v| format!("{v:.1}"))
+        .label_style((FONT, 14).into_font().color(&INK))
+        .axis_desc_style((FONT, 16).into_font().color(&INK))
+        .light_line_style(TRANSPARENT)
+        .bold_line_style(RGBColor(225, 225, 225))
+        .draw()?;
+    let fair_style = ShapeStyle::from(&FAIR).stroke_width(2);
+    chart
+        .draw_series(DashedLineSeries::new(vec![(0.0, 1.0), (windows as f64, 1.0)], 9, 5, fair_style))?
+        .label("perfect balance (1.0)")
+        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], fair_style));
+    for (k, (label, values)) in series.iter().enumerate() {
+        let style = ShapeStyle::from(&LINES[k % LINES.len()]).stroke_width(2);
+        chart
+            .draw_series(LineSeries::new(values.iter().enumerate().map(|(i, &v)| (i as f64 + 0.5, v)), style))?
+            .label(label.as_str())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], style));
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .margin(12)
+        .legend_area_size(22)
+        .background_style(WHITE.mix(0.92))
+        .border_style(RGBColor(190, 190, 190))
+        .label_font((FONT, 14).into_font().color(&INK))
+        .draw()?;
+    Ok(())
+}

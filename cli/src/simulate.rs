@@ -1,5 +1,8 @@
-//! `keyroute simulate`: what a membership change costs a warm cache, for a key popularity.
+//! `keyroute simulate`: what a membership change costs a warm cache, for a key popularity
+//! (with `--to`), or how a skewed workload loads one topology's nodes, with and without bounded
+//! loads and hot-key spreading (without `--to`: the [`load`](crate::load) model).
 //!
+//! The membership-change model:
 //! Model: `N` keys, `key:1 … key:N`, where `key:r` is the r-th most popular and receives a share
 //! `p_r = r^-s / H` of requests (Zipf with exponent `s`; `s = 0` is uniform). Before the change
 //! every key is cached on its owner in A. After it (at progress `P`), a request for a key that
@@ -22,29 +25,42 @@ use serde_json::json;
 
 use crate::error::{CliError, Result};
 use crate::input;
+use crate::load;
 use crate::report::{algorithm, pct, pct2, thousands};
 
-/// Simulate a change's cost to a cache.
+/// Simulate a change's cost to a cache (--to), or a skewed load on one topology.
 #[derive(Debug, Args)]
 #[command(after_help = "\
 Examples:
   keyroute simulate -t cli/topologies/3-nodes.json --to cli/topologies/4-nodes.json
   keyroute simulate -t A.json --to B.json --keys 10000000 --zipf 1.0
   keyroute simulate -t A.json --to B.json --zipf 0.8 --progress 0.05 --requests 1000000
+  keyroute simulate -t A.json --zipf 1.1 --bounded 1.25 --hot-spread 3 --plot load.svg
+  keyroute simulate -t A.json --trace requests.txt --bounded 1.25
 
-Model: keys key:1 … key:N, key:r getting a share r^-s / H of requests (Zipf; uniform without
+With --to (a membership change). Model: keys key:1 … key:N, key:r getting a share r^-s / H of requests (Zipf; uniform without
 --zipf). Before the change every key is cached on its owner in A. A request for a moved key
 misses on its new owner: without dual reads it goes to the backend, with dual reads it is read
 from the previous owner; either way the new owner is filled, so a key misses once. Every key
 is weighted exactly (nothing is sampled). A progress bar shows on long runs when stderr is a
-terminal.")]
+terminal.
+
+Without --to (load on one topology). Requests are drawn from the Zipf law with a seeded
+generator (or read from --trace, one key per line) and replayed under each configuration:
+plain, --bounded C (a key goes to the first node in its preference order below
+ceil(C x (in-flight + 1) x weight / total weight)), --hot-spread R (a key whose share of recent
+requests reaches --hot-share is read from one of its first R replicas at random, or one of R
+split keys key#1..key#R for routers without replicas), and both. --in-flight requests are
+outstanding at once; each node caches --cache keys (LRU). Reported per configuration: the
+busiest node's load over its fair share (whole run, and per window of --window requests: p99
+and max), the share served away from the key's owner, and the cache hit rate.")]
 pub struct SimulateArgs {
     /// Topology before the change (view A).
     #[arg(short, long = "topology", value_name = "A")]
     topology: PathBuf,
-    /// Topology after the change (view B).
+    /// Topology after the change (view B); without it, the load model runs on A.
     #[arg(long, value_name = "B")]
-    to: PathBuf,
+    to: Option<PathBuf>,
     /// Number of distinct keys.
     #[arg(long, default_value_t = 1_000_000, value_name = "N")]
     keys: u64,
@@ -54,9 +70,37 @@ pub struct SimulateArgs {
     /// Progress of a gradual rollout, in [0, 1].
     #[arg(long, default_value_t = 1.0, value_name = "P", allow_negative_numbers = true)]
     progress: f64,
-    /// Requests in the window after the change (default: as many as keys).
+    /// Requests in the window after the change (default: as many as keys), or requests replayed
+    /// by the load model (default 1,000,000).
     #[arg(long, value_name = "R")]
     requests: Option<u64>,
+    /// Load model: replay the keys of this file (one per line; `-` for stdin) instead of Zipf draws.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["to", "zipf", "keys"])]
+    trace: Option<PathBuf>,
+    /// Load model: add a configuration with bounded loads of balance factor C (e.g. 1.25).
+    #[arg(long, value_name = "C", conflicts_with = "to")]
+    bounded: Option<f64>,
+    /// Load model: add a configuration that spreads hot keys' reads over R copies.
+    #[arg(long, value_name = "R", conflicts_with = "to")]
+    hot_spread: Option<usize>,
+    /// Load model: a key is hot once its share of recent requests reaches this.
+    #[arg(long, default_value_t = 0.001, value_name = "SHARE", conflicts_with = "to")]
+    hot_share: f64,
+    /// Load model: requests outstanding at once (what bounded loads count).
+    #[arg(long, default_value_t = 64, value_name = "K", conflicts_with = "to")]
+    in_flight: usize,
+    /// Load model: requests per window for the per-window load figures and the plot.
+    #[arg(long, default_value_t = 10_000, value_name = "W", conflicts_with = "to")]
+    window: u64,
+    /// Load model: keys each node's cache (LRU) holds.
+    #[arg(long, default_value_t = 10_000, value_name = "KEYS", conflicts_with = "to")]
+    cache: usize,
+    /// Load model: seed of the Zipf draws and of the random read spreading.
+    #[arg(long, default_value_t = 1, value_name = "SEED", conflicts_with = "to")]
+    seed: u64,
+    /// Load model: write the per-window load chart (SVG) here.
+    #[arg(long, value_name = "SVG", conflicts_with = "to")]
+    plot: Option<PathBuf>,
     /// Machine-readable output.
     #[arg(long)]
     json: bool,
@@ -89,8 +133,29 @@ pub fn run(args: &SimulateArgs) -> Result<()> {
     if args.keys == 0 || args.keys > MAX_KEYS {
         return Err(CliError::new(ErrorCode::InvalidParameter, format!("--keys must be within 1..={MAX_KEYS}")));
     }
+    let Some(to) = &args.to else {
+        if args.progress != 1.0 {
+            return Err(CliError::new(ErrorCode::InvalidArgument, "--progress needs --to (a membership change)"));
+        }
+        return load::run(&load::LoadArgs {
+            topology: &args.topology,
+            trace: args.trace.as_deref(),
+            keys: args.keys,
+            zipf: s,
+            requests: args.requests.unwrap_or(1_000_000),
+            seed: args.seed,
+            bounded: args.bounded,
+            hot_spread: args.hot_spread,
+            hot_share: args.hot_share,
+            in_flight: args.in_flight,
+            window: args.window,
+            cache: args.cache,
+            plot: args.plot.as_ref(),
+            json: args.json,
+        });
+    };
     let requests = args.requests.unwrap_or(args.keys);
-    let (a, b) = (input::router(&args.topology)?, input::router(&args.to)?);
+    let (a, b) = (input::router(&args.topology)?, input::router(to)?);
     let t = Transition::new(a, b, args.progress)
         .map_err(|e| CliError::from_bindings(format_args!("--progress {}", args.progress), &e))?;
 

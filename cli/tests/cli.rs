@@ -325,3 +325,101 @@ fn help_shows_examples() {
     let out = keyroute(&["route"], b"");
     assert_eq!(out.status.code(), Some(2), "a usage error exits 2 too");
 }
+
+/// A ring of `n` equal nodes, as a spec file.
+fn equal_ring(n: usize) -> PathBuf {
+    let nodes: Vec<_> = (0..n).map(|i| serde_json::json!({ "id": format!("cache-{i}") })).collect();
+    scratch(&format!("ring-{n}.json"), &serde_json::json!({ "algorithm": "ring", "nodes": nodes }).to_string())
+}
+
+#[test]
+fn simulate_load_bounds_the_busiest_node_and_spreads_hot_keys() {
+    let ten = equal_ring(10);
+    let ten = ten.to_str().unwrap();
+    let plot = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("keyroute-cli-tests/load.svg");
+    let _ = std::fs::remove_file(&plot);
+    let args = [
+        "simulate",
+        "-t",
+        ten,
+        "--zipf",
+        "1.1",
+        "--keys",
+        "100000",
+        "--requests",
+        "60000",
+        "--bounded",
+        "1.25",
+        "--hot-spread",
+        "3",
+        "--window",
+        "5000",
+        "--cache",
+        "2000",
+        "--json",
+        "--plot",
+        plot.to_str().unwrap(),
+    ];
+    let run = ok(&args, b"");
+    assert_eq!(run, ok(&args, b""), "a seeded run is repeatable");
+    let json: Value = serde_json::from_str(&run).unwrap();
+    let configs = json["configurations"].as_array().unwrap();
+    let labels: Vec<_> = configs.iter().map(|c| c["label"].as_str().unwrap()).collect();
+    assert_eq!(labels, ["plain", "bounded 1.25", "hot-spread 3", "bounded 1.25 + hot-spread 3"]);
+    let f = |i: usize, k: &str| configs[i][k].as_f64().unwrap();
+    let p99 = |i: usize| configs[i]["window_busiest_over_fair"]["p99"].as_f64().unwrap();
+    // Zipf 1.1: the hottest key alone is several times a node's fair share, so the plain ring
+    // overloads its owner; bounded loads hold every node near c, spreading divides the hot keys.
+    assert!(f(0, "busiest_over_fair") > 2.0, "{run}");
+    assert_eq!(f(0, "away_from_home"), 0.0);
+    assert!(f(1, "busiest_over_fair") < 1.4 && p99(1) < 1.4, "{run}");
+    assert!(f(2, "busiest_over_fair") < f(0, "busiest_over_fair") * 0.75, "{run}");
+    assert!(f(3, "busiest_over_fair") <= f(1, "busiest_over_fair") + 0.05, "{run}");
+    for i in 1..4 {
+        assert!(f(i, "away_from_home") > 0.0 && f(i, "away_from_home") < 0.7, "{run}");
+    }
+    assert!(f(2, "hot_requests") > 0.2 && f(1, "hot_requests") == 0.0, "{run}");
+    // Every request is counted on some node.
+    for c in configs {
+        let per_node: u64 = c["requests_per_node"].as_object().unwrap().values().map(|v| v.as_u64().unwrap()).sum();
+        assert_eq!(per_node, 60_000);
+    }
+    let svg = std::fs::read_to_string(&plot).unwrap();
+    assert!(
+        svg.starts_with("<svg") && svg.contains("hot-spread 3: p99 window"),
+        "the chart has a line per configuration"
+    );
+
+    // A trace file replays its keys; a router without replicas spreads by split keys.
+    let trace: String =
+        (0..3000).map(|i| if i % 2 == 0 { "hot\n".to_owned() } else { format!("cold:{i}\n") }).collect();
+    let trace = scratch("trace.txt", &trace);
+    let jump = scratch("jump-4.json", r#"{"algorithm":"jump","nodes":[{"id":"a"},{"id":"b"},{"id":"c"},{"id":"d"}]}"#);
+    let json: Value = serde_json::from_str(&ok(
+        &["simulate", "-t", jump.to_str().unwrap(), "--trace", trace.to_str().unwrap(), "--hot-spread", "4", "--json"],
+        b"",
+    ))
+    .unwrap();
+    assert_eq!(json["requests"], 3000);
+    let spread = &json["configurations"][1];
+    assert!(spread["hot_requests"].as_f64().unwrap() > 0.45, "{json}");
+    assert!(
+        spread["busiest_over_fair"].as_f64().unwrap()
+            < json["configurations"][0]["busiest_over_fair"].as_f64().unwrap()
+    );
+    let text = ok(&["simulate", "-t", ten, "--keys", "1000", "--requests", "2000", "--bounded", "1.5"], b"");
+    assert!(text.contains("busiest node / fair") && text.contains("bounded 1.5"), "{text}");
+
+    fails(&["simulate", "-t", ten, "--requests", "100", "--bounded", "0.5"], b"", "invalid_parameter");
+    fails(&["simulate", "-t", ten, "--requests", "100", "--hot-spread", "11"], b"", "invalid_parameter");
+    fails(&["simulate", "-t", ten, "--requests", "100", "--hot-share", "0"], b"", "invalid_parameter");
+    fails(&["simulate", "-t", ten, "--requests", "0"], b"", "invalid_parameter");
+    fails(&["simulate", "-t", ten, "--progress", "0.5"], b"", "invalid_argument");
+    fails(&["simulate", "-t", ten, "--trace", "-", "--zipf", "1"], b"", "invalid_argument");
+    fails(&["simulate", "-t", ten, "--trace", "-"], b"", "invalid_key");
+    fails(
+        &["simulate", "-t", jump.to_str().unwrap(), "--requests", "10", "--bounded", "1.25"],
+        b"",
+        "replicas_unsupported",
+    );
+}

@@ -48,6 +48,7 @@ mod replicas;
 pub mod ring;
 mod router;
 mod slots;
+pub mod spread;
 mod topology;
 mod transition;
 

@@ -376,6 +376,18 @@ kr_status kr_spread(const kr_router *router,
                     uint32_t *node);
 
 /**
+ * The read-spreading selector of a client id (XXH3-64 of its bytes), the same on every
+ * surface: `*selector` receives it. An empty id (`client_len` 0) may pass NULL.
+ *
+ * Errors: `KR_NULL_POINTER`.
+ *
+ * # Safety
+ * `client` must be NULL or point to `client_len` readable bytes; `selector` must be NULL or
+ * point to writable storage.
+ */
+kr_status kr_client_selector(const uint8_t *client, size_t client_len, uint64_t *selector);
+
+/**
  * The slot `key` falls in, for routers built on a slot table (`slots`, `redis-cluster`):
  * `*has_slot` receives whether the router has slots and, when it does, `*slot` the slot
  * (otherwise `*slot` is left unchanged).

@@ -383,6 +383,26 @@ pub unsafe extern "C" fn kr_spread(
     })
 }
 
+/// The read-spreading selector of a client id (XXH3-64 of its bytes), the same on every
+/// surface: `*selector` receives it. An empty id (`client_len` 0) may pass NULL.
+///
+/// Errors: `KR_NULL_POINTER`.
+///
+/// # Safety
+/// `client` must be NULL or point to `client_len` readable bytes; `selector` must be NULL or
+/// point to writable storage.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn kr_client_selector(client: *const u8, client_len: usize, selector: *mut u64) -> KrStatus {
+    call(|| {
+        // SAFETY: `selector` is NULL or writable and not aliased, as this function's `# Safety` requires.
+        let out = unsafe { get_mut(selector, "selector") }?;
+        // SAFETY: `client` is NULL or points to `client_len` readable bytes, as this function's `# Safety` requires.
+        let client = unsafe { bytes(client, client_len, "client") }?;
+        *out = keyroute_bindings::core::spread::client_selector(client);
+        Ok(())
+    })
+}
+
 /// The slot `key` falls in, for routers built on a slot table (`slots`, `redis-cluster`):
 /// `*has_slot` receives whether the router has slots and, when it does, `*slot` the slot
 /// (otherwise `*slot` is left unchanged).

@@ -429,6 +429,14 @@ static void test_spread(void) {
     CHECK_STATUS(kr_spread(r, KEY("hot"), 4, 0, &node), KR_REPLICAS_EXCEED_NODES);
     CHECK_STATUS(kr_spread(r, KEY("hot"), 2, 0, NULL), KR_NULL_POINTER);
     CHECK(node == before);
+    /* The client selector is XXH3-64 of the id: the empty id's is XXH3's published value. */
+    CHECK_STATUS(kr_client_selector(NULL, 0, &s), KR_OK);
+    CHECK(s == UINT64_C(0x2D06800538D394C2));
+    CHECK_STATUS(kr_client_selector((const uint8_t *)"web-1", 5, &s), KR_OK);
+    CHECK_STATUS(kr_spread(r, KEY("hot"), 3, s, &node), KR_OK);
+    CHECK(node == order[s % 3]);
+    CHECK_STATUS(kr_client_selector(NULL, 1, &s), KR_NULL_POINTER);
+    CHECK_STATUS(kr_client_selector((const uint8_t *)"x", 1, NULL), KR_NULL_POINTER);
     kr_router_free(r);
 }
 

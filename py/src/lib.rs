@@ -14,7 +14,7 @@ mod transition;
 
 use keyroute_bindings::{Limits, NodeSpec};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyString};
+use pyo3::types::{PyBytes, PyDict, PyString};
 
 /// `(code, name, category, description)` of every error kind, in numeric order (the one error
 /// table).
@@ -31,6 +31,30 @@ fn parse_server(py: Python<'_>, address: &Bound<'_, PyString>) -> PyResult<(Stri
     let address = std::str::from_utf8(keys::utf8(address)?).unwrap_or_default();
     let node = NodeSpec::from_server(address, 1).map_err(|e| errors::to_py(py, &e))?;
     Ok((node.host.unwrap_or_default(), node.port.unwrap_or_default()))
+}
+
+/// The stable read-spreading selector of a client id (`keyroute::spread::client_selector`).
+#[pyfunction]
+#[pyo3(signature = (client, /))]
+fn client_selector(client: &Bound<'_, PyAny>) -> PyResult<u64> {
+    Ok(keyroute_bindings::core::spread::client_selector(&keys::key_bytes(client)?))
+}
+
+/// The `index`-th (1-based) derived key of a split hot key, `key#index`
+/// (`keyroute::spread::split_key`).
+#[pyfunction]
+#[pyo3(signature = (key, index, /))]
+fn split_key_at<'py>(py: Python<'py>, key: &Bound<'_, PyAny>, index: usize) -> PyResult<Bound<'py, PyBytes>> {
+    let key = keys::key_bytes(key)?;
+    let split = keyroute_bindings::core::spread::split_key(&key, index).map_err(|e| errors::to_py(py, &e.into()))?;
+    Ok(PyBytes::new(py, &split))
+}
+
+/// Which copy (1-based) of a key split into `r` a reader with `selector` reads.
+#[pyfunction]
+#[pyo3(signature = (r, selector, /))]
+fn split_index(py: Python<'_>, r: usize, selector: u64) -> PyResult<usize> {
+    keyroute_bindings::core::spread::split_index(r, selector).map_err(|e| errors::to_py(py, &e.into()))
 }
 
 /// `limits` as a dict of its fields.
@@ -58,6 +82,9 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(analysis::diff, m)?)?;
     m.add_function(wrap_pyfunction!(error_table, m)?)?;
     m.add_function(wrap_pyfunction!(parse_server, m)?)?;
+    m.add_function(wrap_pyfunction!(client_selector, m)?)?;
+    m.add_function(wrap_pyfunction!(split_key_at, m)?)?;
+    m.add_function(wrap_pyfunction!(split_index, m)?)?;
     m.add("LIMITS", limits_dict(m.py(), &Limits::DEFAULT)?)?;
     m.add("LIMITS_CEILING", limits_dict(m.py(), &Limits::CEILING)?)?;
     Ok(())

@@ -76,3 +76,15 @@ def test_reads_spread_over_replicas_and_split_keys() -> None:
     assert keyroute.split_key(b"hot", 3, client="web-1") in keyroute.split_keys("hot", 3)
     with pytest.raises(keyroute.InvalidParameterError):
         keyroute.split_keys("hot", 0)
+
+
+def test_the_client_selector_is_the_cores_on_every_surface() -> None:
+    # XXH3-64 of the client id's bytes (the core's `spread::client_selector`): the empty id's
+    # value is XXH3's published one, so a C or JS reader with the same id reads the same copy.
+    empty = 0x2D06800538D394C2
+    ring = keyroute.Ring([f"cache-{i}" for i in range(10)])
+    assert ring.spread("hot", 3, client="") == ring.replicas("hot", 3)[empty % 3]
+    assert keyroute.split_key("hot", 7, client=b"") == b"hot#" + str(empty % 7 + 1).encode()
+    assert keyroute.split_keys("é", 1) == ["é#1".encode()]
+    with pytest.raises(keyroute.InvalidParameterError):
+        keyroute.split_key("hot", 0, client="web-1")

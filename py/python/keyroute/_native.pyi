@@ -3,7 +3,7 @@
 Checked against the built module by ``mypy.stubtest`` in py/test.sh.
 """
 
-from typing import Dict, Iterable, List, Optional, Tuple, final
+from typing import Dict, Iterable, List, Optional, Tuple, Union, final
 
 from typing_extensions import Self, disjoint_base
 
@@ -18,10 +18,13 @@ __all__ = [
     "RouterHandle",
     "SharedRouter",
     "Transition",
+    "client_selector",
     "diff",
     "error_table",
     "ownership",
     "parse_server",
+    "split_index",
+    "split_key_at",
 ]
 
 __version__: str
@@ -30,6 +33,9 @@ LIMITS_CEILING: Dict[str, int]
 
 def error_table() -> List[Tuple[int, str, str, str]]: ...
 def parse_server(address: str, /) -> Tuple[str, int]: ...
+def client_selector(client: Union[str, bytes, bytearray, memoryview], /) -> int: ...
+def split_key_at(key: Union[str, bytes, bytearray, memoryview], index: int, /) -> bytes: ...
+def split_index(r: int, selector: int, /) -> int: ...
 @final
 class RouterHandle: ...
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import random
 import sys
-import zlib
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -117,10 +116,11 @@ def spec_json(spec: Mapping[str, Any]) -> str:
 
 
 def _selector(client: Optional[Key]) -> int:
-    """A stable 64-bit number for a client id (CRC-32 of its bytes), or a random one."""
+    """The stable selector of a client id (XXH3-64 of its bytes, as on every surface), or a
+    random one."""
     if client is None:
         return random.getrandbits(64)
-    return zlib.crc32(client.encode() if isinstance(client, str) else bytes(client))
+    return _native.client_selector(client)
 
 
 def split_keys(key: Key, r: int) -> List[bytes]:
@@ -128,15 +128,13 @@ def split_keys(key: Key, r: int) -> List[bytes]:
     ``key#1`` … ``key#r``; each routes on its own, so they land on different nodes."""
     if r < 1:
         raise InvalidParameterError("split a key into at least one copy")
-    base = key.encode() if isinstance(key, str) else bytes(key)
-    return [base + b"#" + str(i).encode() for i in range(1, r + 1)]
+    return [_native.split_key_at(key, i) for i in range(1, r + 1)]
 
 
 def split_key(key: Key, r: int, client: Optional[Key] = None) -> bytes:
     """The derived key to read a split hot key from: one of ``split_keys(key, r)``, the same
-    for the same ``client``, random without one."""
-    keys = split_keys(key, r)
-    return keys[_selector(client) % r]
+    for the same ``client`` (on every surface), random without one."""
+    return _native.split_key_at(key, _native.split_index(r, _selector(client)))
 
 
 class Router(_native.Router):
