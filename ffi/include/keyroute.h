@@ -141,6 +141,15 @@ typedef struct kr_bounded kr_bounded;
 typedef struct kr_builder kr_builder;
 
 /**
+ * A hot-key detector (opaque): a count sketch and a bounded table of candidate keys, sharded
+ * by key so that many threads observe at once.
+ *
+ * Created by `kr_hotkeys_new`, released with `kr_hotkeys_free`. Any number of threads may use
+ * one handle at the same time.
+ */
+typedef struct kr_hotkeys kr_hotkeys;
+
+/**
  * An immutable router built from a topology spec (opaque).
  *
  * Created by `kr_router_from_json`, `kr_builder_build`, `kr_router_clone` or
@@ -176,6 +185,12 @@ typedef struct {
    */
   size_t len;
 } kr_key;
+
+/**
+ * Called by `kr_hotkeys_top` once per key, most counted first: `key` (`key_len` bytes, valid
+ * only during the call), its estimated count, and the caller's `context`.
+ */
+typedef void (*kr_hot_key_fn)(void *context, const uint8_t *key, size_t key_len, uint32_t count);
 
 #ifdef __cplusplus
 extern "C" {
@@ -689,6 +704,88 @@ kr_status kr_bounded_load(const kr_bounded *bounded,
  * using; it must not be used afterwards.
  */
 void kr_bounded_free(kr_bounded *bounded);
+
+/**
+ * A hot-key detector of bounded memory: a count sketch of rows of `width` counters (16384 is
+ * the usual choice: about 128 KB) and room for `capacity` candidate keys (1024), split over
+ * `shards` locks (8) so threads observing at once rarely wait. Its estimates are never below
+ * the true counts; `kr_hotkeys_decay` halves them, so "hot" can mean hot recently.
+ *
+ * Errors: `KR_INVALID_PARAMETER` (width above 2^24, capacity 0 or above 2^20, shards 0 or
+ * above 256), `KR_OUT_OF_MEMORY`, `KR_NULL_POINTER`.
+ *
+ * # Safety
+ * `hotkeys` must be NULL or point to writable storage for one pointer.
+ */
+kr_status kr_hotkeys_new(size_t width, size_t capacity, size_t shards, kr_hotkeys **hotkeys);
+
+/**
+ * Counts one request for `key`; `*estimate` (may be NULL) receives its estimated count after it.
+ *
+ * Errors: `KR_OUT_OF_MEMORY` (a new candidate's key could not be stored; the count is kept),
+ * `KR_NULL_POINTER`.
+ *
+ * # Safety
+ * `hotkeys` must be NULL or a live hot-key handle; `key` must point to `key_len` readable
+ * bytes (NULL only when `key_len` is 0); `estimate` must be NULL or writable.
+ */
+kr_status kr_hotkeys_observe(const kr_hotkeys *hotkeys,
+                             const uint8_t *key,
+                             size_t key_len,
+                             uint32_t *estimate);
+
+/**
+ * `*heat` receives `key`'s estimated (decayed) count and `*total` (may be NULL) the
+ * observations counted: a key is hot by rate when `*heat` reaches a count, by share when
+ * `*heat >= share * *total`.
+ *
+ * Errors: `KR_NULL_POINTER`.
+ *
+ * # Safety
+ * `hotkeys` must be NULL or a live hot-key handle; `key` must point to `key_len` readable
+ * bytes (NULL only when `key_len` is 0); `heat` must be NULL or writable; `total` NULL or writable.
+ */
+kr_status kr_hotkeys_heat(const kr_hotkeys *hotkeys,
+                          const uint8_t *key,
+                          size_t key_len,
+                          uint32_t *heat,
+                          uint64_t *total);
+
+/**
+ * Calls `each` for the `k` most counted keys, most counted first (ties by key bytes), with
+ * `context`; `*count` (may be NULL) receives how many it called `each` for. The keys are
+ * copied out under the detector's locks first, so `each` may call the detector.
+ *
+ * Errors: `KR_NULL_POINTER` (`hotkeys` or `each`).
+ *
+ * # Safety
+ * `hotkeys` must be NULL or a live hot-key handle; `each` must be safe to call with
+ * `context`; `count` must be NULL or writable.
+ */
+kr_status kr_hotkeys_top(const kr_hotkeys *hotkeys,
+                         size_t k,
+                         kr_hot_key_fn each,
+                         void *context,
+                         size_t *count);
+
+/**
+ * Halves every count (call it on a timer, e.g. every 10 s, so that "hot" means hot recently).
+ *
+ * Errors: `KR_NULL_POINTER`.
+ *
+ * # Safety
+ * `hotkeys` must be NULL or a live hot-key handle.
+ */
+kr_status kr_hotkeys_decay(const kr_hotkeys *hotkeys);
+
+/**
+ * Releases a hot-key handle. NULL is ignored.
+ *
+ * # Safety
+ * `hotkeys` must be NULL or a hot-key handle not released yet, which no other thread is using;
+ * it must not be used afterwards.
+ */
+void kr_hotkeys_free(kr_hotkeys *hotkeys);
 
 #ifdef __cplusplus
 }  // extern "C"

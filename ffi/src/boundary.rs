@@ -68,7 +68,7 @@ pub(crate) fn error(code: ErrorCode, message: String) -> Error {
 
 #[cold]
 #[inline(never)]
-fn null(what: &str) -> Error {
+pub(crate) fn null(what: &str) -> Error {
     error(ErrorCode::NullPointer, format!("{what} is NULL"))
 }
 

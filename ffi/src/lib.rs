@@ -24,7 +24,8 @@
 //! - A `kr_router` is immutable and may be used by many threads at once; a `kr_shared_router`
 //!   swaps in a new router atomically while other threads keep routing.
 
-// The exports, in the header's order: errors, routers, builders, shared routers, bounded loads.
+// The exports, in the header's order: errors, routers, builders, shared routers, bounded loads,
+// hot keys.
 mod boundary;
 mod router;
 
@@ -34,9 +35,12 @@ mod shared;
 
 mod bounded;
 
+mod hotkeys;
+
 use std::marker::{PhantomData, PhantomPinned};
 
 pub use boundary::KrStatus;
+pub use hotkeys::KrHotKeyFn;
 
 /// An immutable router built from a topology spec (opaque).
 ///
@@ -74,6 +78,16 @@ pub struct KrSharedRouter {
 /// Created by `kr_bounded_new`, released with `kr_bounded_free`. Any number of threads may use
 /// one handle at the same time.
 pub struct KrBounded {
+    _opaque: [u8; 0],
+    _not_send_sync_unpin: PhantomData<(*mut u8, PhantomPinned)>,
+}
+
+/// A hot-key detector (opaque): a count sketch and a bounded table of candidate keys, sharded
+/// by key so that many threads observe at once.
+///
+/// Created by `kr_hotkeys_new`, released with `kr_hotkeys_free`. Any number of threads may use
+/// one handle at the same time.
+pub struct KrHotKeys {
     _opaque: [u8; 0],
     _not_send_sync_unpin: PhantomData<(*mut u8, PhantomPinned)>,
 }

@@ -280,3 +280,59 @@ fn bounded_loads_take_and_give_back_slots_across_threads() {
         kr_bounded_free(null_mut());
     }
 }
+
+#[test]
+fn hot_keys_observe_from_threads_and_list_the_top_through_a_callback() {
+    use std::ffi::c_void;
+
+    use crate::KrHotKeys;
+    use crate::hotkeys::{
+        kr_hotkeys_decay, kr_hotkeys_free, kr_hotkeys_heat, kr_hotkeys_new, kr_hotkeys_observe, kr_hotkeys_top,
+    };
+    let mut h: *mut KrHotKeys = null_mut();
+    unsafe {
+        assert_eq!(kr_hotkeys_new(64, 8, 0, &mut h), code(ErrorCode::InvalidParameter));
+        assert!(h.is_null(), "a failed kr_hotkeys_new wrote *hotkeys");
+        assert_eq!(kr_hotkeys_new(64, 8, 2, &mut h), OK);
+    }
+    struct Handle(*mut KrHotKeys);
+    // SAFETY: a hot-key handle may be used from any thread (its shards are locked).
+    unsafe impl Send for Handle {}
+    // SAFETY: as above, for shared use.
+    unsafe impl Sync for Handle {}
+    let handle = Handle(h);
+    std::thread::scope(|s| {
+        for t in 0..2u8 {
+            let handle = &handle;
+            s.spawn(move || {
+                for i in 0..6u8 {
+                    let cold = [t, i];
+                    let key: &[u8] = if i % 2 == 0 { b"hot" } else { &cold };
+                    unsafe { assert_eq!(kr_hotkeys_observe(handle.0, key.as_ptr(), key.len(), null_mut()), OK) };
+                }
+            });
+        }
+    });
+    unsafe extern "C" fn collect(context: *mut c_void, key: *const u8, len: usize, count: u32) {
+        // SAFETY: the test passes a `Vec` as the context, and the key is `len` readable bytes.
+        let (seen, key) =
+            unsafe { (&mut *context.cast::<Vec<(Vec<u8>, u32)>>(), std::slice::from_raw_parts(key, len)) };
+        seen.push((key.to_vec(), count));
+    }
+    let mut seen: Vec<(Vec<u8>, u32)> = Vec::new();
+    let (mut heat, mut total, mut listed) = (0u32, 0u64, 0usize);
+    unsafe {
+        let context = (&raw mut seen).cast::<c_void>();
+        assert_eq!(kr_hotkeys_top(h, 1, Some(collect), context, &mut listed), OK);
+        assert_eq!(kr_hotkeys_top(h, 1, None, context, &mut listed), code(ErrorCode::NullPointer));
+        assert_eq!(kr_hotkeys_heat(h, b"hot".as_ptr(), 3, &mut heat, &mut total), OK);
+        assert_eq!(kr_hotkeys_decay(h), OK);
+        assert_eq!(kr_hotkeys_heat(h, null(), 0, &mut heat, null_mut()), OK, "(NULL, 0) is the empty key");
+        assert_eq!(kr_hotkeys_observe(null(), b"k".as_ptr(), 1, null_mut()), code(ErrorCode::NullPointer));
+        assert_eq!(kr_hotkeys_heat(h, null(), 1, &mut heat, null_mut()), code(ErrorCode::NullPointer));
+        kr_hotkeys_free(h);
+        kr_hotkeys_free(null_mut());
+    }
+    assert_eq!((listed, total), (1, 12));
+    assert_eq!(seen, [(b"hot".to_vec(), 6)]);
+}

@@ -2,7 +2,9 @@
  * slots, fingerprints, handles, status names, bounded loads. Expected routes are pinned from the conformance
  * vectors (native-ring-3, native-ring-zones, native-jump-u64be-4, native-slots-3). */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 
@@ -440,6 +442,60 @@ static void test_spread(void) {
     kr_router_free(r);
 }
 
+/* Hot keys: the detector finds the key that makes a third of the requests. */
+struct top_seen {
+    char key[16];
+    uint32_t count;
+    size_t calls;
+};
+
+static void remember(void *context, const uint8_t *key, size_t key_len, uint32_t count) {
+    struct top_seen *seen = (struct top_seen *)context;
+    if (seen->calls++ == 0 && key_len < sizeof seen->key) {
+        memcpy(seen->key, key, key_len);
+        seen->key[key_len] = '\0';
+        seen->count = count;
+    }
+}
+
+static void test_hot_keys(void) {
+    kr_hotkeys *h = NULL;
+    struct top_seen seen = {{0}, 0, 0};
+    uint32_t estimate = 0, heat = 0;
+    uint64_t total = 0;
+    size_t listed = 0;
+    char cold[32];
+    int i;
+    CHECK_STATUS(kr_hotkeys_new(4096, 64, 4, &h), KR_OK);
+    for (i = 0; i < 3000; i++) {
+        if (i % 3 == 0) {
+            CHECK_STATUS(kr_hotkeys_observe(h, KEY("hot"), &estimate), KR_OK);
+        } else {
+            int n = snprintf(cold, sizeof cold, "cold:%d", i);
+            CHECK_STATUS(kr_hotkeys_observe(h, (const uint8_t *)cold, (size_t)n, NULL), KR_OK);
+        }
+    }
+    CHECK(estimate >= 1000);
+    CHECK_STATUS(kr_hotkeys_heat(h, KEY("hot"), &heat, &total), KR_OK);
+    CHECK(heat >= 1000 && total == 3000);
+    CHECK(heat >= 0.3 * (double)total); /* hot by share */
+    CHECK_STATUS(kr_hotkeys_top(h, 3, remember, &seen, &listed), KR_OK);
+    /* Keys seen once fall below the admission bar as candidates fill up: only "hot" is listed. */
+    CHECK(listed >= 1 && seen.calls == listed && strcmp(seen.key, "hot") == 0 && seen.count == heat);
+    CHECK_STATUS(kr_hotkeys_decay(h), KR_OK);
+    CHECK_STATUS(kr_hotkeys_heat(h, KEY("hot"), &heat, &total), KR_OK);
+    CHECK(heat >= 500 && heat < 1000);
+    CHECK(total >= 1496 && total <= 1500); /* each of the 4 shards halves its own count */
+    CHECK_STATUS(kr_hotkeys_top(h, 3, NULL, &seen, NULL), KR_NULL_POINTER);
+    CHECK_STATUS(kr_hotkeys_heat(h, KEY("hot"), NULL, NULL), KR_NULL_POINTER);
+    kr_hotkeys_free(h);
+    h = NULL;
+    CHECK_STATUS(kr_hotkeys_new(4096, 0, 4, &h), KR_INVALID_PARAMETER);
+    CHECK(h == NULL);
+    CHECK_STATUS(kr_hotkeys_new(4096, 64, 257, &h), KR_INVALID_PARAMETER);
+    CHECK_STATUS(kr_hotkeys_new(4096, 64, 4, NULL), KR_NULL_POINTER);
+}
+
 int main(void) {
     test_route_and_ids();
     test_batch_matches_single();
@@ -451,5 +507,6 @@ int main(void) {
     test_status_names_and_messages();
     test_bounded_loads();
     test_spread();
+    test_hot_keys();
     return check_finish();
 }
