@@ -24,6 +24,7 @@ dist=$(cd "${1:?usage: test-c.sh DIST}" && pwd)
 version=$(scripts/dist/version.sh)
 major=$(cut -d. -f1 <<<"$version")
 minor=$(cut -d. -f2 <<<"$version")
+patch=$(cut -d. -f3 <<<"$version" | sed 's/[^0-9].*//')
 if [[ $major == 0 ]]; then soname="libkeyroute.so.0.$minor"; else soname="libkeyroute.so.$major"; fi
 shopt -s nullglob
 tarballs=("$dist/keyroute-$version"-*-linux-gnu.tar.gz)
@@ -111,8 +112,17 @@ else
   cat "$tmp/cmake.log" >&2
   check "CMake project configures and builds" false
 fi
-check "find_package(keyroute $major.$((minor + 1))) is refused (another ABI line)" \
-  bash -c "! cmake -S '$tmp/project' -B '$tmp/cmake-wrong' -DCMAKE_PREFIX_PATH='$prefix' -DKEYROUTE_WANTED=$major.$((minor + 1)) >'$tmp/cmake-wrong.log' 2>&1 && grep -q 'keyroute-config-version.cmake' '$tmp/cmake-wrong.log'"
+refused() { # version: find_package(keyroute VERSION) must find the package and refuse it
+  ! cmake -S "$tmp/project" -B "$tmp/cmake-$1" -DCMAKE_PREFIX_PATH="$prefix" -DKEYROUTE_WANTED="$1" >"$tmp/cmake-$1.log" 2>&1 &&
+    grep -q "compatible with requested version \"$1\"" "$tmp/cmake-$1.log" &&
+    grep -q "keyroute-config.cmake, version: $version" "$tmp/cmake-$1.log"
+}
+check "find_package(keyroute $major.$((minor + 1))) is refused (another ABI line)" refused "$major.$((minor + 1))"
+if [[ $major == 0 && $minor -gt 0 ]]; then
+  check "find_package(keyroute 0.$((minor - 1))) is refused (another ABI line)" refused "0.$((minor - 1))"
+fi
+check "find_package(keyroute $major.$minor.$((patch + 1))) is refused (newer than this release)" \
+  refused "$major.$minor.$((patch + 1))"
 
 # ---------------------------------------------------------------- 2. pkg-config
 export PKG_CONFIG_PATH="$lib/pkgconfig"
