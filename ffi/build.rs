@@ -45,7 +45,8 @@ fn main() -> std::io::Result<()> {
         (String::new(), String::new(), String::new())
     };
 
-    let pointer_bytes = env::var("CARGO_CFG_TARGET_POINTER_WIDTH").ok().and_then(|w| w.parse::<u32>().ok()).unwrap_or(0) / 8;
+    let pointer_bytes =
+        env::var("CARGO_CFG_TARGET_POINTER_WIDTH").ok().and_then(|w| w.parse::<u32>().ok()).unwrap_or(0) / 8;
     let names = format!(
         "version={version}\nmajor={major}\nminor={minor}\nabi={abi}\nreal={real}\nsoname={soname}\ndev={dev}\n\
          pointer_bytes={pointer_bytes}\n"

@@ -136,7 +136,11 @@ fn the_header_and_the_library_have_the_workspace_version() {
     let header = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/include/keyroute.h")).unwrap();
     let define = |name: &str| {
         let prefix = format!("#define KEYROUTE_VERSION_{name} ");
-        header.lines().find_map(|l| l.strip_prefix(prefix.as_str())).unwrap_or_else(|| panic!("no {prefix}")).to_string()
+        header
+            .lines()
+            .find_map(|l| l.strip_prefix(prefix.as_str()))
+            .unwrap_or_else(|| panic!("no {prefix}"))
+            .to_string()
     };
     let version = env!("CARGO_PKG_VERSION");
     assert_eq!(define("STRING"), format!("\"{version}\""), "include/keyroute.h is stale: run cargo xtask codegen");
