@@ -45,6 +45,7 @@ fi
 
 # ---------------------------------------------------------------- 2. library and header
 cargo build -p keyroute-ffi --locked
+SHARED="$(shared_lib_dir "$LIB")" # $LIB's library, also under its SONAME, for the shared links
 if cargo test -p keyroute-ffi --locked >"$OUT/cargo-test.log" 2>&1; then
   grep -E '^test result' "$OUT/cargo-test.log" || true
   pass "libkeyroute (debug) built; Rust boundary tests (allocation-free lookups, panics, header codes)"
@@ -70,7 +71,7 @@ for t in "${TESTS[@]}" test_oom; do
   # shellcheck disable=SC2046
   gcc "${CFLAGS[@]}" -pthread "$FFI/tests/$t.c" "$LIB/libkeyroute.a" $(extra_libs "$t") -ldl -lm -o "$OUT/$t-static"
   # shellcheck disable=SC2046
-  gcc "${CFLAGS[@]}" -pthread "$FFI/tests/$t.c" -L"$LIB" -lkeyroute -Wl,-rpath,"$LIB" $(extra_libs "$t") -o "$OUT/$t-shared"
+  gcc "${CFLAGS[@]}" -pthread "$FFI/tests/$t.c" -L"$SHARED" -lkeyroute -Wl,-rpath,"$SHARED" $(extra_libs "$t") -o "$OUT/$t-shared"
 done
 pass "C tests compile with -std=c99 -pedantic -Wall -Wextra -Werror (static and shared)"
 
@@ -146,7 +147,7 @@ fi
 finish_jobs
 
 # ---------------------------------------------------------------- 4. quickstart and install
-gcc "${CFLAGS[@]}" "$FFI/examples/quickstart.c" -L"$LIB" -lkeyroute -Wl,-rpath,"$LIB" -o "$OUT/quickstart"
+gcc "${CFLAGS[@]}" "$FFI/examples/quickstart.c" -L"$SHARED" -lkeyroute -Wl,-rpath,"$SHARED" -o "$OUT/quickstart"
 if expected="$("${VALGRIND[@]}" "$OUT/quickstart")" && [ -n "$expected" ]; then
   echo "$expected"
   pass "quickstart (build tree, valgrind)"
