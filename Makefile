@@ -93,7 +93,7 @@ playground: wasm ## Serve the playground (wasm/www) on 127.0.0.1:$(PORT).
 	PORT=$(PORT) node wasm/serve.mjs
 
 PREFIX ?= /usr/local
-install: setup ## The C library, header and pkg-config file: make install PREFIX=/opt/keyroute.
+install: setup ## The C library (SONAME'd), header, pkg-config, CMake package, corpus: make install PREFIX=/opt/keyroute [LIBDIR=lib].
 	$(MAKE) -C ffi install PREFIX=$(PREFIX)
 
 bench: setup ## Criterion benchmarks beside the peers, every median as a ratio to F.

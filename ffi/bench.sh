@@ -20,8 +20,9 @@ mkdir -p "$OUT"
 cargo build --release --locked -p keyroute-ffi --lib --example bench_core
 gcc -std=c99 -pedantic -Wall -Wextra -Werror -O2 -I"$FFI/include" "$FFI/bench/bench.c" "$LIB/libkeyroute.a" \
   -lpthread -ldl -lm -o "$OUT/bench-static"
-gcc -std=c99 -pedantic -Wall -Wextra -Werror -O2 -I"$FFI/include" "$FFI/bench/bench.c" -L"$LIB" -lkeyroute \
-  -Wl,-rpath,"$LIB" -o "$OUT/bench-shared"
+SHARED="$(shared_lib_dir "$LIB")" # the library also under its SONAME, which the binary records
+gcc -std=c99 -pedantic -Wall -Wextra -Werror -O2 -I"$FFI/include" "$FFI/bench/bench.c" -L"$SHARED" -lkeyroute \
+  -Wl,-rpath,"$SHARED" -o "$OUT/bench-shared"
 
 log="$OUT/bench.log"
 : >"$log"

@@ -11,7 +11,9 @@
 #      the memory-limit test (setrlimit and injected allocation failures, which valgrind and
 #      ASan cannot run);
 #   4. compiles and runs the quickstart, installs to a temporary prefix with
-#      `make -C ffi install` and compiles the quickstart again through pkg-config;
+#      `make -C ffi install` (LIBDIR=lib/x86_64-linux-gnu: ffi/install.sh, as the release
+#      tarball, which scripts/dist/test-c.sh tests with CMake), checks the versioned library
+#      names and the installed corpus, and compiles the quickstart again through pkg-config;
 #   5. runs the Java test: keyroute through JNA against spymemcached and Guava in one JVM.
 #
 # Closes with "ffi: N passed, M failed" (N, M: steps); exits non-zero if any step failed.
@@ -43,6 +45,7 @@ fi
 
 # ---------------------------------------------------------------- 2. library and header
 cargo build -p keyroute-ffi --locked
+SHARED="$(shared_lib_dir "$LIB")" # $LIB's library, also under its SONAME, for the shared links
 if cargo test -p keyroute-ffi --locked >"$OUT/cargo-test.log" 2>&1; then
   grep -E '^test result' "$OUT/cargo-test.log" || true
   pass "libkeyroute (debug) built; Rust boundary tests (allocation-free lookups, panics, header codes)"
@@ -68,7 +71,7 @@ for t in "${TESTS[@]}" test_oom; do
   # shellcheck disable=SC2046
   gcc "${CFLAGS[@]}" -pthread "$FFI/tests/$t.c" "$LIB/libkeyroute.a" $(extra_libs "$t") -ldl -lm -o "$OUT/$t-static"
   # shellcheck disable=SC2046
-  gcc "${CFLAGS[@]}" -pthread "$FFI/tests/$t.c" -L"$LIB" -lkeyroute -Wl,-rpath,"$LIB" $(extra_libs "$t") -o "$OUT/$t-shared"
+  gcc "${CFLAGS[@]}" -pthread "$FFI/tests/$t.c" -L"$SHARED" -lkeyroute -Wl,-rpath,"$SHARED" $(extra_libs "$t") -o "$OUT/$t-shared"
 done
 pass "C tests compile with -std=c99 -pedantic -Wall -Wextra -Werror (static and shared)"
 
@@ -144,7 +147,7 @@ fi
 finish_jobs
 
 # ---------------------------------------------------------------- 4. quickstart and install
-gcc "${CFLAGS[@]}" "$FFI/examples/quickstart.c" -L"$LIB" -lkeyroute -Wl,-rpath,"$LIB" -o "$OUT/quickstart"
+gcc "${CFLAGS[@]}" "$FFI/examples/quickstart.c" -L"$SHARED" -lkeyroute -Wl,-rpath,"$SHARED" -o "$OUT/quickstart"
 if expected="$("${VALGRIND[@]}" "$OUT/quickstart")" && [ -n "$expected" ]; then
   echo "$expected"
   pass "quickstart (build tree, valgrind)"
@@ -154,15 +157,30 @@ fi
 
 prefix="$(mktemp -d)"
 trap 'rm -rf "$prefix"' EXIT
-make -s -C "$FFI" install PREFIX="$prefix" PROFILE=debug
+libdir="lib/x86_64-linux-gnu"
+make -s -C "$FFI" install PREFIX="$prefix" LIBDIR="$libdir" PROFILE=debug
 # shellcheck disable=SC2046
 cc -std=c99 -pedantic -Wall -Wextra -Werror "$FFI/examples/quickstart.c" \
-  $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs keyroute) -o "$prefix/quickstart"
-got="$(LD_LIBRARY_PATH="$prefix/lib" "$prefix/quickstart" || true)"
-if [ -n "$got" ] && [ "$got" = "$expected" ] && [ -f "$prefix/include/keyroute.h" ] && [ -f "$prefix/lib/libkeyroute.a" ]; then
-  pass "make -C ffi install PREFIX=...; cc quickstart.c \$(pkg-config --cflags --libs keyroute)"
+  $(PKG_CONFIG_PATH="$prefix/$libdir/pkgconfig" pkg-config --cflags --libs keyroute) -o "$prefix/quickstart"
+got="$(LD_LIBRARY_PATH="$prefix/$libdir" "$prefix/quickstart" || true)"
+if [ -n "$got" ] && [ "$got" = "$expected" ] && [ -f "$prefix/include/keyroute.h" ] && [ -f "$prefix/$libdir/libkeyroute.a" ]; then
+  pass "make -C ffi install PREFIX=... LIBDIR=$libdir; cc quickstart.c \$(pkg-config --cflags --libs keyroute)"
 else
   fail "installed quickstart printed: $got"
+fi
+# The names ffi/build.rs gives (SONAME libkeyroute.so.0.MINOR under 0.x), and the corpus.
+version="$(scripts/dist/version.sh)"
+soname="libkeyroute.so.$(echo "$version" | awk -F. '$1 == 0 { print "0." $2; next } { print $1 }')"
+installed_vectors="$(find "$prefix/share/keyroute/vectors/v1" -name '*.json' | wc -l)"
+if readelf -d "$prefix/$libdir/libkeyroute.so.$version" | grep -q "Library soname: \[$soname\]" &&
+  [ "$(readlink "$prefix/$libdir/libkeyroute.so")" = "$soname" ] &&
+  [ "$(readlink "$prefix/$libdir/$soname")" = "libkeyroute.so.$version" ] &&
+  readelf -d "$prefix/quickstart" | grep -q "Shared library: \[$soname\]" &&
+  [ "$installed_vectors" -eq "$(find "$VECTORS" -name '*.json' | wc -l)" ] &&
+  [ -f "$prefix/$libdir/cmake/keyroute/keyroute-config.cmake" ]; then
+  pass "installed: libkeyroute.so.$version (SONAME $soname) and its links, the CMake package, $installed_vectors vector files"
+else
+  fail "installed library names, CMake package or corpus (see $prefix)"
 fi
 
 # ---------------------------------------------------------------- 5. Java through the C ABI

@@ -40,14 +40,37 @@ fn main() {
     }
     println!("cargo:rerun-if-changed={}", lib.display());
     let out = PathBuf::from(std::env::var_os("OUT_DIR").unwrap_or_default());
-    let staged = out.join("libkeyroute.so.new");
-    if let Err(e) = std::fs::copy(&lib, &staged).and_then(|_| std::fs::rename(&staged, out.join("libkeyroute.so"))) {
-        eprintln!("error: copying {} into {}: {e}", lib.display(), out.display());
-        std::process::exit(1);
+    // The linker finds `libkeyroute.so`; the binary records the library's SONAME
+    // (`libkeyroute.so.0.MINOR`, ffi/build.rs), which the loader then looks for in the rpath: a
+    // copy goes under each name.
+    let mut names = vec!["libkeyroute.so".to_owned()];
+    names.extend(soname(&lib).filter(|n| n != "libkeyroute.so"));
+    for name in &names {
+        let staged = out.join(format!("{name}.new"));
+        if let Err(e) = std::fs::copy(&lib, &staged).and_then(|_| std::fs::rename(&staged, out.join(name))) {
+            eprintln!("error: copying {} into {} as {name}: {e}", lib.display(), out.display());
+            std::process::exit(1);
+        }
     }
     // `native`: only the linker searches OUT_DIR. The binaries that call no `kr_` function do
     // not depend on the library at run time (rustc links with --as-needed).
     println!("cargo:rustc-link-search=native={}", out.display());
     println!("cargo:rustc-link-lib=dylib=keyroute");
     println!("cargo:rustc-link-arg=-Wl,-rpath,{}", out.display());
+}
+
+/// The library's SONAME, as `readelf -d` prints it (`Library soname: [libkeyroute.so.0.1]`).
+fn soname(lib: &std::path::Path) -> Option<String> {
+    let output = match std::process::Command::new("readelf").arg("-d").arg(lib).output() {
+        Ok(o) if o.status.success() => o,
+        _ => {
+            eprintln!("error: `readelf -d {}` failed: the c_abi fuzz target needs binutils", lib.display());
+            std::process::exit(1);
+        }
+    };
+    let text = String::from_utf8_lossy(&output.stdout);
+    let line = text.lines().find(|l| l.contains("(SONAME)"))?;
+    let start = line.find('[')? + 1;
+    let end = line.rfind(']')?;
+    line.get(start..end).map(str::to_owned)
 }

@@ -18,6 +18,19 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/** The version of keyroute this header belongs to (the library's is `kr_version()`). */
+#define KEYROUTE_VERSION_MAJOR 0
+#define KEYROUTE_VERSION_MINOR 1
+#define KEYROUTE_VERSION_PATCH 0
+#define KEYROUTE_VERSION_STRING "0.1.0"
+/**
+ * True when the library this program runs with serves this header (same ABI line, not
+ * older): call it once at start-up, see `kr_version_compatible`.
+ */
+#define KEYROUTE_VERSION_COMPATIBLE() \
+  kr_version_compatible(KEYROUTE_VERSION_MAJOR, KEYROUTE_VERSION_MINOR, KEYROUTE_VERSION_PATCH)
+
 /**
  * The values a `kr_status` takes: `KR_OK` or a code of keyroute's one error table (`ErrorCode`
  * in keyroute-bindings). Codes are stable; new kinds get new numbers. `kr_status_name` gives
@@ -225,6 +238,20 @@ const char *kr_status_name(uint32_t status);
  * Always safe to call; do not free or write through the result.
  */
 const char *kr_version(void);
+
+/**
+ * Whether this library can serve a program compiled against the header of version
+ * `major.minor.patch`, true when both are on the same ABI line (the same `0.MINOR` under 0.x,
+ * the same `MAJOR` from 1.0 on: the rule the SONAME follows) and the library is not older than
+ * the header (an older one may lack what the header declares).
+ *
+ * The header's own numbers are `KEYROUTE_VERSION_MAJOR`, `_MINOR` and `_PATCH`;
+ * `KEYROUTE_VERSION_COMPATIBLE()` passes them. Call it once at start-up and refuse to run
+ * (printing `kr_version()` and `KEYROUTE_VERSION_STRING`) when it returns false: the loader
+ * already refuses another ABI line by its SONAME, this also catches a library older than the
+ * header and a static link against the wrong archive.
+ */
+bool kr_version_compatible(uint32_t major, uint32_t minor, uint32_t patch);
 
 /**
  * Parses a topology spec (JSON, see `conformance/VECTORS.md`) and builds a router, under the

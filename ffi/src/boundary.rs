@@ -223,3 +223,51 @@ pub unsafe extern "C" fn kr_version() -> *const c_char {
     };
     VERSION.as_ptr()
 }
+
+/// A decimal number of the version's components (`env!` gives text; this is its value), or
+/// `u32::MAX` when it is not one (never, for a version Cargo accepted).
+const fn parse_u32(text: &str) -> u32 {
+    let mut bytes = text.as_bytes();
+    if bytes.is_empty() {
+        return u32::MAX;
+    }
+    let mut value: u32 = 0;
+    while let [b, rest @ ..] = bytes {
+        if !b.is_ascii_digit() {
+            return u32::MAX;
+        }
+        value = match value.checked_mul(10) {
+            Some(v) => match v.checked_add((*b - b'0') as u32) {
+                Some(v) => v,
+                None => return u32::MAX,
+            },
+            None => return u32::MAX,
+        };
+        bytes = rest;
+    }
+    value
+}
+
+/// The library's version as numbers: (major, minor, patch).
+pub(crate) const LIBRARY_VERSION: (u32, u32, u32) = (
+    parse_u32(env!("CARGO_PKG_VERSION_MAJOR")),
+    parse_u32(env!("CARGO_PKG_VERSION_MINOR")),
+    parse_u32(env!("CARGO_PKG_VERSION_PATCH")),
+);
+
+/// Whether this library can serve a program compiled against the header of version
+/// `major.minor.patch`, true when both are on the same ABI line (the same `0.MINOR` under 0.x,
+/// the same `MAJOR` from 1.0 on: the rule the SONAME follows) and the library is not older than
+/// the header (an older one may lack what the header declares).
+///
+/// The header's own numbers are `KEYROUTE_VERSION_MAJOR`, `_MINOR` and `_PATCH`;
+/// `KEYROUTE_VERSION_COMPATIBLE()` passes them. Call it once at start-up and refuse to run
+/// (printing `kr_version()` and `KEYROUTE_VERSION_STRING`) when it returns false: the loader
+/// already refuses another ABI line by its SONAME, this also catches a library older than the
+/// header and a static link against the wrong archive.
+#[unsafe(no_mangle)]
+pub extern "C" fn kr_version_compatible(major: u32, minor: u32, patch: u32) -> bool {
+    let (lib_major, lib_minor, lib_patch) = LIBRARY_VERSION;
+    let same_line = if lib_major == 0 { major == 0 && minor == lib_minor } else { major == lib_major };
+    same_line && (lib_minor, lib_patch) >= (minor, patch)
+}

@@ -1,7 +1,9 @@
 //! # keyroute-ffi: the C ABI
 //!
-//! `libkeyroute.so` / `libkeyroute.a` and the header `include/keyroute.h`, which `build.rs`
-//! generates with cbindgen from these sources (CI fails when the committed header is stale).
+//! `libkeyroute.so` / `libkeyroute.a` and the header `include/keyroute.h`, which
+//! `cargo xtask codegen` generates with cbindgen from these sources (CI fails when the committed
+//! header is stale). `build.rs` gives the shared library its SONAME (`libkeyroute.so.0.MINOR`
+//! under 0.x) and `ffi/install.sh` installs it.
 //! Every function wraps `keyroute-bindings`; none routes, hashes, parses or validates by itself.
 //!
 //! Conventions, for every `kr_` function:

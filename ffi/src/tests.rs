@@ -11,7 +11,7 @@ use std::ffi::CStr;
 
 use keyroute_bindings::ErrorCode;
 
-use crate::boundary::{call, kr_last_error_message, kr_status_name};
+use crate::boundary::{call, kr_last_error_message, kr_status_name, kr_version, kr_version_compatible};
 use crate::router::{kr_replicas, kr_route, kr_route_batch, kr_route_id, kr_router_free, kr_router_from_json};
 use crate::{KrKey, KrRouter};
 
@@ -129,4 +129,35 @@ fn the_committed_header_lists_every_code_of_the_error_table() {
         let got = unsafe { CStr::from_ptr(kr_status_name(*code)) }.to_str().unwrap();
         assert_eq!(got, name);
     }
+}
+
+#[test]
+fn the_header_and_the_library_have_the_workspace_version() {
+    let header = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/include/keyroute.h")).unwrap();
+    let define = |name: &str| {
+        let prefix = format!("#define KEYROUTE_VERSION_{name} ");
+        header
+            .lines()
+            .find_map(|l| l.strip_prefix(prefix.as_str()))
+            .unwrap_or_else(|| panic!("no {prefix}"))
+            .to_string()
+    };
+    let version = env!("CARGO_PKG_VERSION");
+    assert_eq!(define("STRING"), format!("\"{version}\""), "include/keyroute.h is stale: run cargo xtask codegen");
+    let [major, minor, patch] = ["MAJOR", "MINOR", "PATCH"].map(|n| define(n).parse::<u32>().unwrap());
+    assert_eq!(format!("{major}.{minor}.{patch}"), version.split('-').next().unwrap());
+    assert_eq!(unsafe { CStr::from_ptr(kr_version()) }.to_str().unwrap(), version);
+
+    // The rule the SONAME follows (ffi/build.rs): same 0.MINOR (or MAJOR from 1.0), not older.
+    assert!(kr_version_compatible(major, minor, patch));
+    assert!(!kr_version_compatible(major + 1, minor, patch));
+    assert!(!kr_version_compatible(major, minor, patch + 1));
+    if major == 0 {
+        assert!(!kr_version_compatible(0, minor + 1, 0));
+        assert!(minor == 0 || !kr_version_compatible(0, minor - 1, 0));
+    } else {
+        assert!(!kr_version_compatible(major, minor + 1, 0));
+        assert!(kr_version_compatible(major, 0, 0));
+    }
+    assert!(patch == 0 || kr_version_compatible(major, minor, patch - 1));
 }

@@ -13,7 +13,8 @@
  * `key_type` (a key of a wrong type, for JS and Python) and `spec_toml` (the CLI's TOML).
  * A missing or empty corpus fails, as does a file whose own spec does not build.
  *
- * Usage: conformance [VECTORS_DIR]   (default: conformance/vectors/v1, relative to the cwd)
+ * Usage: conformance [VECTORS_DIR]   (default: conformance/vectors/v1, relative to the cwd;
+ * against an install: conformance "$(pkg-config --variable=vectorsdir keyroute)/v1")
  * JSON is read with jansson (Debian's libjansson-dev), NULs in strings allowed (ids may hold
  * them). */
 #define _POSIX_C_SOURCE 200809L

@@ -352,6 +352,17 @@ static void test_status_names_and_messages(void) {
     CHECK(kr_status_name(100) == NULL);
     CHECK(kr_status_name(UINT32_MAX) == NULL);
     CHECK(kr_version() != NULL && strlen(kr_version()) > 0);
+    /* The header's version is the library's, and the run-time check agrees; it refuses a header
+     * of another ABI line (0.MINOR under 0.x, MAJOR from 1.0) or newer than the library. */
+    CHECK(strcmp(kr_version(), KEYROUTE_VERSION_STRING) == 0);
+    CHECK(KEYROUTE_VERSION_COMPATIBLE());
+    CHECK(!kr_version_compatible(KEYROUTE_VERSION_MAJOR + 1, KEYROUTE_VERSION_MINOR, KEYROUTE_VERSION_PATCH));
+    CHECK(!kr_version_compatible(KEYROUTE_VERSION_MAJOR, KEYROUTE_VERSION_MINOR + 1, 0));
+    CHECK(!kr_version_compatible(KEYROUTE_VERSION_MAJOR, KEYROUTE_VERSION_MINOR, KEYROUTE_VERSION_PATCH + 1));
+    if (KEYROUTE_VERSION_MAJOR == 0 && KEYROUTE_VERSION_MINOR > 0)
+        CHECK(!kr_version_compatible(0, KEYROUTE_VERSION_MINOR - 1, 0));
+    if (KEYROUTE_VERSION_PATCH > 0)
+        CHECK(kr_version_compatible(KEYROUTE_VERSION_MAJOR, KEYROUTE_VERSION_MINOR, KEYROUTE_VERSION_PATCH - 1));
 
     /* The last message describes the last failure and survives later successes. */
     {
