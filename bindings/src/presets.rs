@@ -54,24 +54,85 @@ struct LibmemcachedParams {
     /// `ketama_weighted` (which sets it), `one_at_a_time` (libmemcached's default) otherwise.
     #[serde(default)]
     hash: Option<LibmemcachedHash>,
-    /// libmemcached's effective weighted flag. When absent: on for `ketama_weighted`, or when
-    /// any server's weight is above 1 (adding such a server turns it on).
+    /// libmemcached's effective weighted flag. When absent: on for `ketama_weighted`, off when
+    /// no server's weight is above 1. Otherwise it depends on the call order (servers added
+    /// after the distribution was set, or pushed as a list, turn it on; setting `ketama` or
+    /// `consistent` after adding them turns it off), so it must be given.
     #[serde(default)]
     weighted: Option<bool>,
+    /// The key hash in force when the continuum was last built (unweighted points only):
+    /// libmemcached does not rebuild it when the hash changes, so a hash set after the
+    /// servers and the distribution leaves points of the previous one. When absent: `hash`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    point_hash: Option<LibmemcachedHash>,
 }
 
 fn libmemcached(spec: &Spec, p: &mut LibmemcachedParams, budget: keyroute::Budget) -> Result<Router> {
-    let weighted_default =
-        matches!(p.distribution, LibmemcachedDistribution::KetamaWeighted) || spec.nodes.iter().any(|n| n.weight > 1);
-    let weighted = *p.weighted.get_or_insert(weighted_default);
+    let weighted = match (p.weighted, p.distribution) {
+        (Some(w), _) => w,
+        (None, LibmemcachedDistribution::KetamaWeighted) => true,
+        (None, _) if spec.nodes.iter().all(|n| n.weight <= 1) => false,
+        (None, _) => {
+            return Err(Error::new(
+                ErrorCode::InvalidParameter,
+                "libmemcached: with a server weight above 1 the weighted flag depends on the order of calls \
+                 (servers added after the distribution was set turn it on, setting the distribution after \
+                 adding them turns it off): give params.weighted",
+            ));
+        }
+    };
+    p.weighted = Some(weighted);
     let hash_default = match p.distribution {
         LibmemcachedDistribution::KetamaWeighted => LibmemcachedHash::Md5,
         _ => LibmemcachedHash::OneAtATime,
     };
     let hash = *p.hash.get_or_insert(hash_default);
-    let options = LibmemcachedOptions { distribution: p.distribution, hash, weighted };
+    let point_hash = p.point_hash.unwrap_or(hash);
+    let options = LibmemcachedOptions { distribution: p.distribution, hash, weighted, point_hash };
     Ok(presets::libmemcached_within(&servers(spec)?, options, budget)?)
 }
+
+/// libmemcached's `MODULA` distribution (pylibmc's default): `hash(key) % servers`, servers in
+/// the order added. The peer ignores weights: unequal ones are refused.
+#[derive(Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+#[serde(deny_unknown_fields)]
+struct LibmemcachedModulaParams {
+    /// The key hash (`MEMCACHED_BEHAVIOR_HASH`, pylibmc's `hash` behaviour).
+    #[serde(default)]
+    hash: LibmemcachedHash,
+}
+
+/// python-memcached 1.x server selection: `((crc32(key) >> 16) & 0x7fff) % buckets`, each
+/// server repeated once per unit of weight, rehashed (up to 10 tries) past dead servers.
+#[derive(Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+#[serde(deny_unknown_fields)]
+struct PythonMemcachedParams {
+    /// Ids of the servers the client holds dead (`mark_dead`, a failed connect): their keys
+    /// move by the client's rehash. Keys that find no live server in 10 tries are refused.
+    #[serde(default)]
+    dead: Vec<String>,
+}
+
+fn python_memcached(p: &mut PythonMemcachedParams, t: keyroute::Topology) -> Result<Router> {
+    let dead = p
+        .dead
+        .iter()
+        .map(|id| {
+            t.position(id.as_bytes()).ok_or_else(|| {
+                Error::new(ErrorCode::InvalidParameter, format!("python-memcached: dead server {id:?} is not a node"))
+            })
+        })
+        .collect::<Result<Vec<u32>>>()?;
+    Ok(presets::python_memcached(t, &dead)?)
+}
+
+/// `Math.floorMod(key.hashCode(), n)` in Java, over nodes in order (keys as Java strings).
+#[derive(Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+#[serde(deny_unknown_fields)]
+struct JavaHashCodeParams {}
 
 /// spymemcached 2.12 `KetamaNodeLocator` (what `KetamaConnectionFactory` builds): a server's
 /// node key is `host:port` unless the node gives its exact `name` (e.g. `host/1.2.3.4:11211`
@@ -250,8 +311,11 @@ const SERVERS: &[NodeField] = &[Id, Host, Port, Weight];
 const RING_TEXT: Supports =
     Supports { weights: Weights::Honoured, replicas: true, route_hash: false, analysis: Analysis::Exact };
 
+const MODULO: Supports =
+    Supports { weights: Weights::Refused, replicas: false, route_hash: false, analysis: Analysis::Sampled };
+
 /// The peer presets, in the order docs list them.
-pub(crate) static ALGORITHMS: [Algorithm; 10] = [
+pub(crate) static ALGORITHMS: [Algorithm; 13] = [
     Algorithm {
         name: "libmemcached",
         class_name: "Libmemcached",
@@ -428,6 +492,47 @@ pub(crate) static ALGORITHMS: [Algorithm; 10] = [
                 Ok(presets::pymemcache_rendezvous(t, PymemcacheOptions { seed: p.seed })?)
             })
         },
+    },
+    Algorithm {
+        name: "libmemcached-modula",
+        class_name: "LibmemcachedModula",
+        kind: Kind::Preset { peer: "libmemcached 1.0.18 / 1.1 MODULA (pylibmc's default distribution)" },
+        nodes: NodeForm::Nodes,
+        node_fields: &[Id],
+        supports: MODULO,
+        keywords: &[],
+        example: r#"{"algorithm":"libmemcached-modula","nodes":[{"id":"10.0.1.1:11211"},{"id":"10.0.1.2:11211"},{"id":"10.0.1.3:11211"}]}"#,
+        #[cfg(feature = "schema")]
+        schema: schema_of::<LibmemcachedModulaParams>,
+        build: |spec, t| {
+            build_with(spec, t, |p: &mut LibmemcachedModulaParams, t| Ok(presets::libmemcached_modula(t, p.hash)?))
+        },
+    },
+    Algorithm {
+        name: "python-memcached",
+        class_name: "PythonMemcached",
+        kind: Kind::Preset { peer: "python-memcached 1.x Client server selection" },
+        nodes: NodeForm::Nodes,
+        node_fields: &[Id, Weight],
+        supports: Supports { weights: Weights::Honoured, ..MODULO },
+        keywords: &[],
+        example: r#"{"algorithm":"python-memcached","nodes":[{"id":"10.0.1.1:11211"},{"id":"10.0.1.2:11211","weight":2}]}"#,
+        #[cfg(feature = "schema")]
+        schema: schema_of::<PythonMemcachedParams>,
+        build: |spec, t| build_with(spec, t, python_memcached),
+    },
+    Algorithm {
+        name: "java-hashcode",
+        class_name: "JavaHashCode",
+        kind: Kind::Preset { peer: "Java Math.floorMod(key.hashCode(), n)" },
+        nodes: NodeForm::Nodes,
+        node_fields: &[Id],
+        supports: MODULO,
+        keywords: &[],
+        example: r#"{"algorithm":"java-hashcode","nodes":[{"id":"cache-a"},{"id":"cache-b"},{"id":"cache-c"}]}"#,
+        #[cfg(feature = "schema")]
+        schema: schema_of::<JavaHashCodeParams>,
+        build: |spec, t| build_with(spec, t, |_: &mut JavaHashCodeParams, t| Ok(presets::java_hashcode_modulo(t)?)),
     },
 ];
 
