@@ -109,16 +109,18 @@ struct LibmemcachedModulaParams {
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields)]
 struct PythonMemcachedParams {
-    /// Ids of the servers the client holds dead (`mark_dead`, a failed connect): their keys
-    /// move by the client's rehash. Keys that find no live server in 10 tries are refused.
+    /// The servers the client holds dead (`mark_dead`, a failed connect), as their ids
+    /// separated by commas (so an id with a comma cannot be listed): their keys move by the
+    /// client's rehash, and keys that find no live server in 10 tries are refused.
     #[serde(default)]
-    dead: Vec<String>,
+    dead: String,
 }
 
 fn python_memcached(p: &mut PythonMemcachedParams, t: keyroute::Topology) -> Result<Router> {
     let dead = p
         .dead
-        .iter()
+        .split(',')
+        .filter(|id| !id.is_empty())
         .map(|id| {
             t.position(id.as_bytes()).ok_or_else(|| {
                 Error::new(ErrorCode::InvalidParameter, format!("python-memcached: dead server {id:?} is not a node"))

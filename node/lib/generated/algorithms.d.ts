@@ -502,8 +502,9 @@ export declare class LibmemcachedModula extends Router {
  */
 export interface PythonMemcachedOptions {
   /**
-   * Ids of the servers the client holds dead (`mark_dead`, a failed connect): their keys move by
-   * the client's rehash. Keys that find no live server in 10 tries are refused. Default `[]`.
+   * The servers the client holds dead (`mark_dead`, a failed connect), as their ids separated by
+   * commas (so an id with a comma cannot be listed): their keys move by the client's rehash, and
+   * keys that find no live server in 10 tries are refused. Default `""`.
    */
   dead?: string
   /** The view's version (monotone per topology; 0 when unversioned). */

@@ -516,9 +516,9 @@ class PythonMemcached(Router):
 
     Parameters (``None`` leaves one to the spec's default):
 
-    ``dead``, default ``[]``: Ids of the servers the client holds dead (`mark_dead`, a failed
-    connect): their keys move by the client's rehash. Keys that find no live server in 10 tries
-    are refused.
+    ``dead``, default ``""``: The servers the client holds dead (`mark_dead`, a failed connect),
+    as their ids separated by commas (so an id with a comma cannot be listed): their keys move
+    by the client's rehash, and keys that find no live server in 10 tries are refused.
     """
 
     __slots__ = ()
