@@ -259,6 +259,37 @@ mod tests {
         assert_eq!(java_hashcode_modulo(nodes(&[1, 2])).unwrap_err(), Error::WeightsUnsupported);
     }
 
+    /// MODULA against libmemcached's unweighted ketama over the same one-at-a-time key hash is
+    /// diffed exactly, and the figure agrees with routing keys through both.
+    #[test]
+    fn modula_to_ketama_is_exact() {
+        use crate::analysis::{Method, diff};
+        use crate::presets::{LibmemcachedOptions, MemcachedServer, libmemcached};
+        let servers = [
+            MemcachedServer::new("n0", "10.0.0.1", 11211),
+            MemcachedServer::new("n1", "10.0.0.2", 11211),
+            MemcachedServer::new("n2", "10.0.0.3", 11211),
+        ];
+        let ketama = libmemcached(&servers, LibmemcachedOptions::ketama()).unwrap();
+        let modula = libmemcached_modula(nodes(&[1, 1, 1]), LibmemcachedHash::OneAtATime).unwrap();
+        let exact = diff(&modula, &ketama).unwrap();
+        assert_eq!(exact.method, Method::Exact);
+        let back = diff(&ketama, &modula).unwrap();
+        assert!((back.moved - exact.moved).abs() < 1e-12);
+        let keys = 200_000u32;
+        let moved = (0..keys)
+            .filter(|i| {
+                let k = alloc::format!("user:{i}");
+                modula.route(k.as_bytes()).unwrap() != ketama.route(k.as_bytes()).unwrap()
+            })
+            .count();
+        let measured = moved as f64 / f64::from(keys);
+        assert!((measured - exact.moved).abs() < 0.01, "exact {} measured {measured}", exact.moved);
+        // A different key hash on either side: sampled, not exact.
+        let md5 = libmemcached_modula(nodes(&[1, 1, 1]), LibmemcachedHash::Md5).unwrap();
+        assert!(matches!(diff(&md5, &ketama).unwrap().method, Method::Sampled { .. }));
+    }
+
     #[test]
     fn libmemcached_modula_rules() {
         let r = libmemcached_modula(nodes(&[1]), LibmemcachedHash::OneAtATime).unwrap();
