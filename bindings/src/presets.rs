@@ -545,3 +545,47 @@ pub(crate) fn slot(router: &Router, key: &[u8]) -> Option<u32> {
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::{ErrorCode, Router};
+
+    fn spec(algorithm: &str, params: &str, nodes: &str) -> String {
+        format!(r#"{{"algorithm":"{algorithm}","params":{params},"nodes":{nodes}}}"#)
+    }
+
+    const W123: &str = r#"[{"id":"a","host":"10.0.0.1","port":11211,"weight":1},
+        {"id":"b","host":"10.0.0.2","port":11211,"weight":2},{"id":"c","host":"10.0.0.3","port":11212,"weight":3}]"#;
+
+    /// With a weight above 1, only the call order tells whether libmemcached's continuum is
+    /// weighted: the spec must say, except for `ketama_weighted`, which is always weighted.
+    #[test]
+    fn libmemcached_weighted_flag_is_given_or_refused() {
+        for d in ["ketama", "consistent", "ketama_spy"] {
+            let e = Router::from_json(&spec("libmemcached", &format!(r#"{{"distribution":"{d}"}}"#), W123)).unwrap_err();
+            assert_eq!(e.code(), ErrorCode::InvalidParameter, "{d}");
+            for w in [true, false] {
+                let params = format!(r#"{{"distribution":"{d}","weighted":{w}}}"#);
+                assert!(Router::from_json(&spec("libmemcached", &params, W123)).is_ok(), "{d} {w}");
+            }
+        }
+        assert!(Router::from_json(&spec("libmemcached", r#"{"distribution":"ketama_weighted"}"#, W123)).is_ok());
+    }
+
+    #[test]
+    fn modulo_presets_check_their_params() {
+        let nodes = r#"[{"id":"a"},{"id":"b"},{"id":"c"}]"#;
+        let e = Router::from_json(&spec("python-memcached", r#"{"dead":"a,x"}"#, nodes)).unwrap_err();
+        assert_eq!(e.code(), ErrorCode::InvalidParameter);
+        let e = Router::from_json(&spec("python-memcached", r#"{"dead":"a,b,c"}"#, nodes)).unwrap_err();
+        assert_eq!(e.code(), ErrorCode::InvalidParameter);
+        assert!(Router::from_json(&spec("python-memcached", r#"{"dead":""}"#, nodes)).is_ok());
+        let weighted = r#"[{"id":"a"},{"id":"b","weight":2}]"#;
+        for algorithm in ["libmemcached-modula", "java-hashcode"] {
+            let e = Router::from_json(&spec(algorithm, "{}", weighted)).unwrap_err();
+            assert_eq!(e.code(), ErrorCode::WeightsUnsupported, "{algorithm}");
+        }
+        let e = Router::from_json(&spec("libmemcached-modula", r#"{"hash":"sha1"}"#, nodes)).unwrap_err();
+        assert_eq!(e.code(), ErrorCode::InvalidSpec);
+    }
+}
