@@ -54,24 +54,87 @@ struct LibmemcachedParams {
     /// `ketama_weighted` (which sets it), `one_at_a_time` (libmemcached's default) otherwise.
     #[serde(default)]
     hash: Option<LibmemcachedHash>,
-    /// libmemcached's effective weighted flag. When absent: on for `ketama_weighted`, or when
-    /// any server's weight is above 1 (adding such a server turns it on).
+    /// libmemcached's effective weighted flag. When absent: on for `ketama_weighted`, off when
+    /// no server's weight is above 1. Otherwise it depends on the call order (servers added
+    /// after the distribution was set, or pushed as a list, turn it on; setting `ketama` or
+    /// `consistent` after adding them turns it off), so it must be given.
     #[serde(default)]
     weighted: Option<bool>,
+    /// The key hash in force when the continuum was last built (unweighted points only):
+    /// libmemcached does not rebuild it when the hash changes, so a hash set after the
+    /// servers and the distribution leaves points of the previous one. When absent: `hash`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    point_hash: Option<LibmemcachedHash>,
 }
 
 fn libmemcached(spec: &Spec, p: &mut LibmemcachedParams, budget: keyroute::Budget) -> Result<Router> {
-    let weighted_default =
-        matches!(p.distribution, LibmemcachedDistribution::KetamaWeighted) || spec.nodes.iter().any(|n| n.weight > 1);
-    let weighted = *p.weighted.get_or_insert(weighted_default);
+    let weighted = match (p.weighted, p.distribution) {
+        (Some(w), _) => w,
+        (None, LibmemcachedDistribution::KetamaWeighted) => true,
+        (None, _) if spec.nodes.iter().all(|n| n.weight <= 1) => false,
+        (None, _) => {
+            return Err(Error::new(
+                ErrorCode::InvalidParameter,
+                "libmemcached: with a server weight above 1 the weighted flag depends on the order of calls \
+                 (servers added after the distribution was set turn it on, setting the distribution after \
+                 adding them turns it off): give params.weighted",
+            ));
+        }
+    };
+    p.weighted = Some(weighted);
     let hash_default = match p.distribution {
         LibmemcachedDistribution::KetamaWeighted => LibmemcachedHash::Md5,
         _ => LibmemcachedHash::OneAtATime,
     };
     let hash = *p.hash.get_or_insert(hash_default);
-    let options = LibmemcachedOptions { distribution: p.distribution, hash, weighted };
+    let point_hash = p.point_hash.unwrap_or(hash);
+    let options = LibmemcachedOptions { distribution: p.distribution, hash, weighted, point_hash };
     Ok(presets::libmemcached_within(&servers(spec)?, options, budget)?)
 }
+
+/// libmemcached's `MODULA` distribution (pylibmc's default): `hash(key) % servers`, servers in
+/// the order added. The peer ignores weights: unequal ones are refused.
+#[derive(Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+#[serde(deny_unknown_fields)]
+struct LibmemcachedModulaParams {
+    /// The key hash (`MEMCACHED_BEHAVIOR_HASH`, pylibmc's `hash` behaviour).
+    #[serde(default)]
+    hash: LibmemcachedHash,
+}
+
+/// python-memcached 1.x server selection: `((crc32(key) >> 16) & 0x7fff) % buckets`, each
+/// server repeated once per unit of weight, rehashed (up to 10 tries) past dead servers.
+#[derive(Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+#[serde(deny_unknown_fields)]
+struct PythonMemcachedParams {
+    /// The servers the client holds dead (`mark_dead`, a failed connect), as their ids
+    /// separated by commas (so an id with a comma cannot be listed): their keys move by the
+    /// client's rehash, and keys that find no live server in 10 tries are refused.
+    #[serde(default)]
+    dead: String,
+}
+
+fn python_memcached(p: &mut PythonMemcachedParams, t: keyroute::Topology) -> Result<Router> {
+    let dead = p
+        .dead
+        .split(',')
+        .filter(|id| !id.is_empty())
+        .map(|id| {
+            t.position(id.as_bytes()).ok_or_else(|| {
+                Error::new(ErrorCode::InvalidParameter, format!("python-memcached: dead server {id:?} is not a node"))
+            })
+        })
+        .collect::<Result<Vec<u32>>>()?;
+    Ok(presets::python_memcached(t, &dead)?)
+}
+
+/// `Math.floorMod(key.hashCode(), n)` in Java, over nodes in order (keys as Java strings).
+#[derive(Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+#[serde(deny_unknown_fields)]
+struct JavaHashCodeParams {}
 
 /// spymemcached 2.12 `KetamaNodeLocator` (what `KetamaConnectionFactory` builds): a server's
 /// node key is `host:port` unless the node gives its exact `name` (e.g. `host/1.2.3.4:11211`
@@ -250,8 +313,11 @@ const SERVERS: &[NodeField] = &[Id, Host, Port, Weight];
 const RING_TEXT: Supports =
     Supports { weights: Weights::Honoured, replicas: true, route_hash: false, analysis: Analysis::Exact };
 
+const MODULO: Supports =
+    Supports { weights: Weights::Refused, replicas: false, route_hash: false, analysis: Analysis::Sampled };
+
 /// The peer presets, in the order docs list them.
-pub(crate) static ALGORITHMS: [Algorithm; 10] = [
+pub(crate) static ALGORITHMS: [Algorithm; 13] = [
     Algorithm {
         name: "libmemcached",
         class_name: "Libmemcached",
@@ -429,6 +495,47 @@ pub(crate) static ALGORITHMS: [Algorithm; 10] = [
             })
         },
     },
+    Algorithm {
+        name: "libmemcached-modula",
+        class_name: "LibmemcachedModula",
+        kind: Kind::Preset { peer: "libmemcached 1.0.18 / 1.1 MODULA (pylibmc's default distribution)" },
+        nodes: NodeForm::Nodes,
+        node_fields: &[Id],
+        supports: MODULO,
+        keywords: &[],
+        example: r#"{"algorithm":"libmemcached-modula","nodes":[{"id":"10.0.1.1:11211"},{"id":"10.0.1.2:11211"},{"id":"10.0.1.3:11211"}]}"#,
+        #[cfg(feature = "schema")]
+        schema: schema_of::<LibmemcachedModulaParams>,
+        build: |spec, t| {
+            build_with(spec, t, |p: &mut LibmemcachedModulaParams, t| Ok(presets::libmemcached_modula(t, p.hash)?))
+        },
+    },
+    Algorithm {
+        name: "python-memcached",
+        class_name: "PythonMemcached",
+        kind: Kind::Preset { peer: "python-memcached 1.x Client server selection" },
+        nodes: NodeForm::Nodes,
+        node_fields: &[Id, Weight],
+        supports: Supports { weights: Weights::Honoured, ..MODULO },
+        keywords: &[],
+        example: r#"{"algorithm":"python-memcached","nodes":[{"id":"10.0.1.1:11211"},{"id":"10.0.1.2:11211","weight":2}]}"#,
+        #[cfg(feature = "schema")]
+        schema: schema_of::<PythonMemcachedParams>,
+        build: |spec, t| build_with(spec, t, python_memcached),
+    },
+    Algorithm {
+        name: "java-hashcode",
+        class_name: "JavaHashCode",
+        kind: Kind::Preset { peer: "Java Math.floorMod(key.hashCode(), n)" },
+        nodes: NodeForm::Nodes,
+        node_fields: &[Id],
+        supports: MODULO,
+        keywords: &[],
+        example: r#"{"algorithm":"java-hashcode","nodes":[{"id":"cache-a"},{"id":"cache-b"},{"id":"cache-c"}]}"#,
+        #[cfg(feature = "schema")]
+        schema: schema_of::<JavaHashCodeParams>,
+        build: |spec, t| build_with(spec, t, |_: &mut JavaHashCodeParams, t| Ok(presets::java_hashcode_modulo(t)?)),
+    },
 ];
 
 /// The Redis Cluster slot of a key under a preset router, if it is one.
@@ -436,5 +543,49 @@ pub(crate) fn slot(router: &Router, key: &[u8]) -> Option<u32> {
     match router {
         Router::Preset(presets::PresetRouter::RedisCluster(r)) => Some(r.slot(key)),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{ErrorCode, Router};
+
+    fn spec(algorithm: &str, params: &str, nodes: &str) -> String {
+        format!(r#"{{"algorithm":"{algorithm}","params":{params},"nodes":{nodes}}}"#)
+    }
+
+    const W123: &str = r#"[{"id":"a","host":"10.0.0.1","port":11211,"weight":1},
+        {"id":"b","host":"10.0.0.2","port":11211,"weight":2},{"id":"c","host":"10.0.0.3","port":11212,"weight":3}]"#;
+
+    /// With a weight above 1, only the call order tells whether libmemcached's continuum is
+    /// weighted: the spec must say, except for `ketama_weighted`, which is always weighted.
+    #[test]
+    fn libmemcached_weighted_flag_is_given_or_refused() {
+        for d in ["ketama", "consistent", "ketama_spy"] {
+            let e = Router::from_json(&spec("libmemcached", &format!(r#"{{"distribution":"{d}"}}"#), W123)).unwrap_err();
+            assert_eq!(e.code(), ErrorCode::InvalidParameter, "{d}");
+            for w in [true, false] {
+                let params = format!(r#"{{"distribution":"{d}","weighted":{w}}}"#);
+                assert!(Router::from_json(&spec("libmemcached", &params, W123)).is_ok(), "{d} {w}");
+            }
+        }
+        assert!(Router::from_json(&spec("libmemcached", r#"{"distribution":"ketama_weighted"}"#, W123)).is_ok());
+    }
+
+    #[test]
+    fn modulo_presets_check_their_params() {
+        let nodes = r#"[{"id":"a"},{"id":"b"},{"id":"c"}]"#;
+        let e = Router::from_json(&spec("python-memcached", r#"{"dead":"a,x"}"#, nodes)).unwrap_err();
+        assert_eq!(e.code(), ErrorCode::InvalidParameter);
+        let e = Router::from_json(&spec("python-memcached", r#"{"dead":"a,b,c"}"#, nodes)).unwrap_err();
+        assert_eq!(e.code(), ErrorCode::InvalidParameter);
+        assert!(Router::from_json(&spec("python-memcached", r#"{"dead":""}"#, nodes)).is_ok());
+        let weighted = r#"[{"id":"a"},{"id":"b","weight":2}]"#;
+        for algorithm in ["libmemcached-modula", "java-hashcode"] {
+            let e = Router::from_json(&spec(algorithm, "{}", weighted)).unwrap_err();
+            assert_eq!(e.code(), ErrorCode::WeightsUnsupported, "{algorithm}");
+        }
+        let e = Router::from_json(&spec("libmemcached-modula", r#"{"hash":"sha1"}"#, nodes)).unwrap_err();
+        assert_eq!(e.code(), ErrorCode::InvalidSpec);
     }
 }

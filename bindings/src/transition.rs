@@ -201,6 +201,45 @@ mod tests {
         assert_eq!(described["progress"], 0.25);
     }
 
+    /// A migration away from a client's `hash % n` (pylibmc's MODULA, python-memcached with a
+    /// dead server, Java's hashCode) to a ring: at each progress a key is at its old owner or
+    /// its new one, the keys cut over grow with progress, and every cut-over key names its
+    /// previous owner to read on a miss.
+    #[test]
+    fn a_modulo_source_moves_gradually() {
+        let ring = r#"{"algorithm":"ring","nodes":[{"id":"a"},{"id":"b"},{"id":"c"},{"id":"d"}]}"#;
+        let sources = [
+            r#"{"algorithm":"libmemcached-modula","nodes":[{"id":"a"},{"id":"b"},{"id":"c"}]}"#,
+            r#"{"algorithm":"python-memcached","params":{"dead":"b"},"nodes":[{"id":"a"},{"id":"b"},{"id":"c","weight":2}]}"#,
+            r#"{"algorithm":"java-hashcode","nodes":[{"id":"a"},{"id":"b"},{"id":"c"}]}"#,
+        ];
+        for source in sources {
+            let (a, b) = (Router::from_json(source).unwrap(), Router::from_json(ring).unwrap());
+            let mut cut_over = Vec::new();
+            for p in [0.0, 0.25, 0.5, 1.0] {
+                let t = Transition::from_json(source, ring, p).unwrap();
+                let mut n = 0;
+                for i in 0..4_000u32 {
+                    let key = format!("user:{i}");
+                    let (old, new) = (a.route_id(key.as_bytes()).unwrap(), b.route_id(key.as_bytes()).unwrap());
+                    let placed = t.route_with_fallback(key.as_bytes()).unwrap();
+                    let owner = t.node_id(placed.owner).unwrap();
+                    assert!(owner == old || owner == new, "{source}: {key} on {owner}");
+                    if owner != old {
+                        n += 1;
+                        assert_eq!(owner, new);
+                        assert_eq!(t.node_id(placed.previous.unwrap()).unwrap(), old);
+                    }
+                }
+                cut_over.push(n);
+            }
+            assert_eq!(cut_over[0], 0, "{source}");
+            assert!(cut_over.windows(2).all(|w| w[0] <= w[1]), "{source}: {cut_over:?}");
+            // At the end every key is where the ring puts it: most of them moved.
+            assert!(cut_over[3] > 2_000, "{source}: {cut_over:?}");
+        }
+    }
+
     #[test]
     fn errors_name_the_end_and_keep_their_codes() {
         let e = Transition::from_json(A, "{", 0.5).unwrap_err();

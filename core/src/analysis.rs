@@ -313,7 +313,8 @@ fn id_map(from: &Topology, to: &Topology) -> Vec<Option<u32>> {
 /// What changing from `a` to `b` moves.
 ///
 /// Exact when both routers cut the same key-hash space into pieces (any mix of rings, Maglev
-/// and hash-slot tables over the same key hash), per slot for two slot tables over the same
+/// and hash-slot tables over the same key hash), or one is libmemcached's `MODULA` and the
+/// other such a router over the same 32-bit key hash (a libmemcached ketama ring), per slot for two slot tables over the same
 /// slot function, in closed form ([`Method::Expected`]) for two jump routers (same key input
 /// and arithmetic), two modulo routers, and two rendezvous routers whose common nodes keep
 /// their weights; otherwise estimated from [`SAMPLE_KEYS`] keys.
@@ -328,6 +329,9 @@ pub fn diff(a: &Router, b: &Router) -> Result<Diff> {
         && sa.key_hash == sb.key_hash
     {
         return Ok(exact_diff(&sa, &sb, moved_pair));
+    }
+    if let Some(d) = modulo_segments_diff(a, b, &moved_pair) {
+        return Ok(d);
     }
     let slot_tables = match (a, b) {
         (Router::Slots(x), Router::Slots(y)) if x.slot_fn() == y.slot_fn() => Some((x.owners(), y.owners())),
@@ -357,6 +361,52 @@ pub fn diff(a: &Router, b: &Router) -> Result<Diff> {
     }
     let n = pairs.len().max(1) as f64;
     Ok(summarise(pairs, n, Vec::new(), Method::Sampled { keys: SAMPLE_KEYS }, moved_pair))
+}
+
+/// A client's `hash % n` (libmemcached `MODULA`) against a router cut into pieces of the same
+/// 32-bit key-hash space (a libmemcached ketama ring with the same key hash): exact, by counting
+/// the hashes of each residue in every piece. `None` when the two do not share the hash.
+fn modulo_segments_diff(a: &Router, b: &Router, moved_pair: &impl Fn(u32, u32) -> bool) -> Option<Diff> {
+    let (modulo, seg, flipped) = match (a, b) {
+        (Router::Preset(PresetRouter::Modulo(m)), other) => (m, segments(other)?, false),
+        (other, Router::Preset(PresetRouter::Modulo(m))) => (m, segments(other)?, true),
+        _ => return None,
+    };
+    let crate::presets::ModuloRule::Libmemcached(h) = modulo.rule() else { return None };
+    // CRC's 15-bit values do not cover the 32-bit space the pieces measure.
+    if h == crate::presets::LibmemcachedHash::Crc || seg.bits != 32 || seg.key_hash != h.key_hash() {
+        return None;
+    }
+    let n = modulo.topology().len();
+    let m = seg.starts.iter().map(|&(_, o)| o as usize + 1).max()?;
+    if n.checked_mul(m)? > MAX_EXPECTED_FLOWS || n.checked_mul(seg.starts.len())? > MAX_EXPECTED_FLOWS {
+        return None;
+    }
+    let end = 1u128 << seg.bits;
+    let n128 = n as u128;
+    // Hashes below x with residue r.
+    let below = |x: u128, r: u128| x / n128 + u128::from(x % n128 > r);
+    let mut matrix = vec![0u128; n * m];
+    for (k, &(start, owner)) in seg.starts.iter().enumerate() {
+        let stop = seg.starts.get(k + 1).map_or(end, |&(next, _)| u128::from(next));
+        let start = u128::from(start);
+        for r in 0..n {
+            let count = below(stop, r as u128) - below(start, r as u128);
+            if let Some(cell) = matrix.get_mut(r * m + owner as usize) {
+                *cell += count;
+            }
+        }
+    }
+    let pairs: Vec<(u32, u32, u128)> = matrix
+        .iter()
+        .enumerate()
+        .filter(|&(_, &c)| c > 0)
+        .map(|(i, &c)| {
+            let (r, o) = ((i / m) as u32, (i % m) as u32);
+            if flipped { (o, r, c) } else { (r, o, c) }
+        })
+        .collect();
+    Some(summarise(pairs, end as f64, Vec::new(), Method::Exact, moved_pair))
 }
 
 /// Most (from, to) pairs a closed-form diff lists; past that, the diff is sampled instead.

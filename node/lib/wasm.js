@@ -12,5 +12,5 @@ export const { Router, Transition, diff, redisSlot, errorTable, LIMITS, LIMITS_C
 export { ALGORITHMS } from './generated/algorithms.js'
 export const { Ring, Jump, Rendezvous, Maglev, Slots, MultiProbe, Modulo, Libmemcached } = api
 export const { Spymemcached, Uhashring, NpmHashring, PythonHashRing, Nginx, Twemproxy, Guava, RedisCluster } = api
-export const { PymemcacheRendezvous } = api
+export const { PymemcacheRendezvous, LibmemcachedModula, PythonMemcached, JavaHashCode } = api
 export * from './generated/errors.js'

@@ -36,7 +36,28 @@ enum mode {
   M_KETAMA_MD5,      /* MEMCACHED_BEHAVIOR_KETAMA=1, MEMCACHED_BEHAVIOR_HASH=MD5 */
   M_SPY_WEIGHTED,    /* KETAMA_WEIGHTED=1 then distribution CONSISTENT_KETAMA_SPY (upstream spy test) */
   M_SPY_MD5,         /* HASH=MD5 then distribution CONSISTENT_KETAMA_SPY, all weights 1 */
+  M_STEPS,           /* the calls in config_t.steps, in that order */
 };
+
+/* One call a client makes, for the call-order configurations (M_STEPS). */
+enum step {
+  S_END = 0,
+  S_ADD,              /* memcached_server_add_with_weight, one server at a time (PHP addServer) */
+  S_PUSH,             /* memcached_server_list_append_with_weight + memcached_server_push
+                         (pylibmc's constructor, PHP addServers) */
+  S_KETAMA,           /* memcached_behavior_set(KETAMA, 1) (pylibmc "ketama": True) */
+  S_KETAMA_WEIGHTED,  /* memcached_behavior_set(KETAMA_WEIGHTED, 1) (pylibmc "ketama_weighted",
+                         PHP OPT_LIBKETAMA_COMPATIBLE) */
+  S_DIST_CONSISTENT,  /* memcached_behavior_set(DISTRIBUTION, CONSISTENT) (PHP DISTRIBUTION_CONSISTENT) */
+  S_DIST_KETAMA,      /* memcached_behavior_set(DISTRIBUTION, CONSISTENT_KETAMA) */
+  S_DIST_WEIGHTED,    /* memcached_behavior_set(DISTRIBUTION, CONSISTENT_WEIGHTED) */
+  S_HASH_MD5,         /* memcached_behavior_set(HASH, MD5) */
+  S_HASH_CRC,         /* memcached_behavior_set(HASH, CRC) */
+  S_HASH_FNV1A_32,    /* memcached_behavior_set(HASH, FNV1A_32) */
+  S_PHP_OPTION_CONSISTENT, /* PHP setOption(OPT_DISTRIBUTION, DISTRIBUTION_CONSISTENT): skipped when
+                              memcached_behavior_get already returns that value */
+};
+#define MAX_STEPS 8
 
 #define MAX_SERVERS 64
 #define MAX_EXTRA 8
@@ -60,6 +81,11 @@ typedef struct {
   server_t servers[MAX_SERVERS];
   extra_t extra[MAX_EXTRA]; /* terminated by id == NULL */
   bool add_wrap_key;        /* search a deterministic key hashing past the last point */
+  enum step steps[MAX_STEPS]; /* M_STEPS: the calls, S_END-terminated */
+  /* M_STEPS: what the file claims libmemcached ends up with (checked against the library);
+   * point_hash: the hash the continuum was last built with, when it is not the key hash. */
+  bool expect_weighted;
+  const char *point_hash;
 } config_t;
 
 static void add_server(config_t *c, const char *host, unsigned port, unsigned weight) {
@@ -106,7 +132,7 @@ static void add_many(config_t *c, int net, int n, bool mixed_ports, bool varied_
 static const unsigned ONE3[3] = {1, 1, 1};
 static const unsigned W123[3] = {1, 2, 3};
 
-#define NCONFIGS 14
+#define NCONFIGS 36
 static config_t configs[NCONFIGS];
 
 static void build_configs(void) {
@@ -242,8 +268,116 @@ static void build_configs(void) {
   add_small(c, 3, ONE3);
   c->add_wrap_key = true;
 
+
+  /* ---- MODULA: libmemcached's default distribution (pylibmc's default) ---- */
+  {
+    static const struct {
+      const char *id, *desc;
+      enum step hash;
+      int n;
+    } modula[] = {
+        {"libmemcached-modula-1", "one server (memcached_generate_hash returns 0)", S_END, 1},
+        {"libmemcached-modula-3", "3 servers", S_END, 3},
+        {"libmemcached-modula-4", "the 3-server topology plus 10.0.0.4:11213 (scale-out)", S_END, 4},
+        {"libmemcached-modula-60", "60 servers 10.0.3.1-60", S_END, 60},
+        {"libmemcached-modula-md5-3", "HASH=MD5, 3 servers", S_HASH_MD5, 3},
+        {"libmemcached-modula-crc-3", "HASH=CRC (15-bit values), 3 servers", S_HASH_CRC, 3},
+        {"libmemcached-modula-fnv1a_32-4", "HASH=FNV1A_32, 4 servers", S_HASH_FNV1A_32, 4},
+    };
+    for (size_t i = 0; i < sizeof modula / sizeof modula[0]; i++) {
+      c = &configs[n++];
+      c->file_id = modula[i].id;
+      c->description = modula[i].desc;
+      c->mode = M_STEPS;
+      c->steps[0] = S_PUSH;
+      c->steps[1] = modula[i].hash;
+      if (modula[i].n == 60) add_many(c, 3, 60, true, false);
+      else {
+        static const unsigned w[4] = {1, 1, 1, 1};
+        add_small(c, modula[i].n, w);
+      }
+    }
+  }
+
+  /* ---- call order: what each client's sequence of calls leaves in force ---- */
+#define ORDER(id_, desc_, weights_, weighted_, point_hash_, ...)                                    \
+  do {                                                                                             \
+    c = &configs[n++];                                                                             \
+    c->file_id = id_;                                                                              \
+    c->description = desc_;                                                                        \
+    c->mode = M_STEPS;                                                                             \
+    c->expect_weighted = weighted_;                                                                \
+    c->point_hash = point_hash_;                                                                   \
+    const enum step s_[] = {__VA_ARGS__, S_END};                                                   \
+    memcpy(c->steps, s_, sizeof s_);                                                               \
+    add_small(c, 3, weights_);                                                                     \
+    c->add_wrap_key = true;                                                                        \
+  } while (0)
+
+  ORDER("libmemcached-order-pylibmc-init-ketama-w123",
+        "pylibmc Client(servers 'host:port:weight' 1,2,3, behaviors={'ketama': True}): the constructor sets "
+        "behaviours, then pushes the servers; a pushed weight > 1 turns weighted on (MD5 points), keys "
+        "one_at_a_time",
+        W123, true, NULL, S_KETAMA, S_PUSH);
+  ORDER("libmemcached-order-pylibmc-attr-ketama-w123",
+        "pylibmc Client(servers with weights 1,2,3) then mc.behaviors = {'ketama': True}: servers first, then "
+        "KETAMA, which clears weighted (100 one_at_a_time points per server)",
+        W123, false, NULL, S_PUSH, S_KETAMA);
+  ORDER("libmemcached-order-pylibmc-attr-ketama-md5",
+        "pylibmc servers first, then mc.behaviors = {'ketama': True, 'hash': 'md5'}: pylibmc sets 'hash' "
+        "before 'ketama' (its behaviour table order), so the continuum is rebuilt with MD5",
+        ONE3, false, NULL, S_PUSH, S_HASH_MD5, S_KETAMA);
+  ORDER("libmemcached-order-pylibmc-init-ketama-weighted-w123",
+        "pylibmc Client(servers with weights 1,2,3, behaviors={'ketama_weighted': True}): KETAMA_WEIGHTED "
+        "(MD5 key hash, weighted), then the push",
+        W123, true, NULL, S_KETAMA_WEIGHTED, S_PUSH);
+  ORDER("libmemcached-order-pylibmc-attr-ketama-weighted-w123",
+        "pylibmc servers with weights 1,2,3 first, then mc.behaviors = {'ketama_weighted': True}: the same "
+        "continuum as the other order",
+        W123, true, NULL, S_PUSH, S_KETAMA_WEIGHTED);
+  ORDER("libmemcached-order-php-addserver-consistent-libketama-w123",
+        "PHP memcached: addServer() x3 (weights 1,2,3), then setOption(OPT_DISTRIBUTION, "
+        "DISTRIBUTION_CONSISTENT), then setOption(OPT_LIBKETAMA_COMPATIBLE, true): ketama_weighted, MD5",
+        W123, true, NULL, S_ADD, S_PHP_OPTION_CONSISTENT, S_KETAMA_WEIGHTED);
+  ORDER("libmemcached-order-php-libketama-consistent-addservers",
+        "PHP memcached: setOption(OPT_LIBKETAMA_COMPATIBLE, true), then setOption(OPT_DISTRIBUTION, "
+        "DISTRIBUTION_CONSISTENT), then addServers() with weight 1: CONSISTENT clears weighted but keeps the "
+        "MD5 key hash (100 MD5 points per server)",
+        ONE3, false, NULL, S_KETAMA_WEIGHTED, S_PHP_OPTION_CONSISTENT, S_PUSH);
+  ORDER("libmemcached-order-php-libketama-consistent-addservers-w123",
+        "the same PHP calls with weights 1,2,3: the pushed weights turn weighted on again (MD5 points, MD5 keys)",
+        W123, true, NULL, S_KETAMA_WEIGHTED, S_PHP_OPTION_CONSISTENT, S_PUSH);
+  ORDER("libmemcached-order-php-consistent-addserver-w123",
+        "PHP memcached: setOption(OPT_DISTRIBUTION, DISTRIBUTION_CONSISTENT), then addServer() x3 (weights "
+        "1,2,3): weighted (MD5 points) with the one_at_a_time key hash",
+        W123, true, NULL, S_PHP_OPTION_CONSISTENT, S_ADD);
+  ORDER("libmemcached-order-php-addserver-consistent-w123",
+        "PHP memcached: addServer() x3 (weights 1,2,3), then setOption(OPT_DISTRIBUTION, "
+        "DISTRIBUTION_CONSISTENT): unweighted, one_at_a_time",
+        W123, false, NULL, S_ADD, S_PHP_OPTION_CONSISTENT);
+  ORDER("libmemcached-order-c-add-ketama-w123",
+        "C: memcached_server_add_with_weight x3 (weights 1,2,3), then behavior KETAMA=1: the adds happened under "
+        "MODULA, so weighted stays off",
+        W123, false, NULL, S_ADD, S_KETAMA);
+  ORDER("libmemcached-order-c-dist-weighted",
+        "C: behavior DISTRIBUTION=CONSISTENT_WEIGHTED (not KETAMA_WEIGHTED), then the servers: weighted MD5 "
+        "points, but the key hash stays one_at_a_time",
+        ONE3, true, NULL, S_DIST_WEIGHTED, S_ADD);
+  ORDER("libmemcached-order-c-dist-ketama-weighted-w123",
+        "C: behavior DISTRIBUTION=CONSISTENT_KETAMA, then servers with weights 1,2,3 added one at a time: "
+        "weighted, one_at_a_time keys",
+        W123, true, NULL, S_DIST_KETAMA, S_ADD);
+  ORDER("libmemcached-order-c-add-ketama-hash-md5",
+        "C: servers, then KETAMA=1, then HASH=MD5: setting the hash does not rebuild the continuum, so its "
+        "points stay one_at_a_time while keys hash with MD5",
+        ONE3, false, "one_at_a_time", S_ADD, S_KETAMA, S_HASH_MD5);
+  ORDER("libmemcached-order-c-ketama-hash-md5-add",
+        "C: KETAMA=1, HASH=MD5, then the servers: each add rebuilds the continuum with MD5",
+        ONE3, false, NULL, S_KETAMA, S_HASH_MD5, S_ADD);
+#undef ORDER
+
   if (n != NCONFIGS) {
-    fprintf(stderr, "config count mismatch\n");
+    fprintf(stderr, "config count mismatch: %d\n", n);
     exit(2);
   }
 }
@@ -272,8 +406,8 @@ static const char *distribution_name(memcached_server_distribution_t d) {
   case MEMCACHED_DISTRIBUTION_CONSISTENT_KETAMA: return "ketama";
   case MEMCACHED_DISTRIBUTION_CONSISTENT_WEIGHTED: return "ketama_weighted";
   case MEMCACHED_DISTRIBUTION_CONSISTENT_KETAMA_SPY: return "ketama_spy";
-  case MEMCACHED_DISTRIBUTION_MODULA:
-  case MEMCACHED_DISTRIBUTION_CONSISTENT:
+  case MEMCACHED_DISTRIBUTION_CONSISTENT: return "consistent";
+  case MEMCACHED_DISTRIBUTION_MODULA: return "modula";
   case MEMCACHED_DISTRIBUTION_RANDOM:
   case MEMCACHED_DISTRIBUTION_VIRTUAL_BUCKET:
   case MEMCACHED_DISTRIBUTION_CONSISTENT_MAX:
@@ -285,6 +419,63 @@ static void check_rc(memcached_st *memc, memcached_return_t rc, const char *what
   if (!memcached_success(rc)) {
     fprintf(stderr, "%s failed: %s\n", what, memcached_last_error_message(memc));
     exit(1);
+  }
+}
+
+
+static memcached_st *check_servers(memcached_st *memc, const config_t *c);
+
+static void add_servers(memcached_st *memc, const config_t *c) {
+  for (int i = 0; i < c->nservers; i++) {
+    const server_t *s = &c->servers[i];
+    check_rc(memc, memcached_server_add_with_weight(memc, s->host, (in_port_t) s->port, s->weight),
+             "memcached_server_add_with_weight");
+  }
+}
+
+static void push_servers(memcached_st *memc, const config_t *c) {
+  memcached_server_list_st list = NULL;
+  memcached_return_t rc = MEMCACHED_SUCCESS;
+  for (int i = 0; i < c->nservers; i++) {
+    const server_t *s = &c->servers[i];
+    list = memcached_server_list_append_with_weight(list, s->host, (in_port_t) s->port, s->weight, &rc);
+    check_rc(memc, rc, "memcached_server_list_append_with_weight");
+  }
+  check_rc(memc, memcached_server_push(memc, list), "memcached_server_push");
+  memcached_server_list_free(list);
+}
+
+static void set(memcached_st *memc, memcached_behavior_t b, uint64_t v, const char *what) {
+  check_rc(memc, memcached_behavior_set(memc, b, v), what);
+}
+
+static void run_steps(memcached_st *memc, const config_t *c) {
+  for (int i = 0; i < MAX_STEPS && c->steps[i] != S_END; i++) {
+    switch (c->steps[i]) {
+    case S_END: break;
+    case S_ADD: add_servers(memc, c); break;
+    case S_PUSH: push_servers(memc, c); break;
+    case S_KETAMA: set(memc, MEMCACHED_BEHAVIOR_KETAMA, 1, "KETAMA"); break;
+    case S_KETAMA_WEIGHTED: set(memc, MEMCACHED_BEHAVIOR_KETAMA_WEIGHTED, 1, "KETAMA_WEIGHTED"); break;
+    case S_DIST_CONSISTENT:
+      set(memc, MEMCACHED_BEHAVIOR_DISTRIBUTION, MEMCACHED_DISTRIBUTION_CONSISTENT, "DISTRIBUTION=CONSISTENT");
+      break;
+    case S_DIST_KETAMA:
+      set(memc, MEMCACHED_BEHAVIOR_DISTRIBUTION, MEMCACHED_DISTRIBUTION_CONSISTENT_KETAMA,
+          "DISTRIBUTION=CONSISTENT_KETAMA");
+      break;
+    case S_DIST_WEIGHTED:
+      set(memc, MEMCACHED_BEHAVIOR_DISTRIBUTION, MEMCACHED_DISTRIBUTION_CONSISTENT_WEIGHTED,
+          "DISTRIBUTION=CONSISTENT_WEIGHTED");
+      break;
+    case S_HASH_MD5: set(memc, MEMCACHED_BEHAVIOR_HASH, MEMCACHED_HASH_MD5, "HASH=MD5"); break;
+    case S_HASH_CRC: set(memc, MEMCACHED_BEHAVIOR_HASH, MEMCACHED_HASH_CRC, "HASH=CRC"); break;
+    case S_HASH_FNV1A_32: set(memc, MEMCACHED_BEHAVIOR_HASH, MEMCACHED_HASH_FNV1A_32, "HASH=FNV1A_32"); break;
+    case S_PHP_OPTION_CONSISTENT:
+      if (memcached_behavior_get(memc, MEMCACHED_BEHAVIOR_DISTRIBUTION) != MEMCACHED_DISTRIBUTION_CONSISTENT)
+        set(memc, MEMCACHED_BEHAVIOR_DISTRIBUTION, MEMCACHED_DISTRIBUTION_CONSISTENT, "DISTRIBUTION=CONSISTENT");
+      break;
+    }
   }
 }
 
@@ -326,12 +517,16 @@ static memcached_st *build(const config_t *c, bool *expected_weighted) {
              "distribution SPY");
     *expected_weighted = any_heavy;
     break;
+  case M_STEPS:
+    run_steps(memc, c);
+    *expected_weighted = c->expect_weighted;
+    return check_servers(memc, c);
   }
-  for (int i = 0; i < c->nservers; i++) {
-    const server_t *s = &c->servers[i];
-    check_rc(memc, memcached_server_add_with_weight(memc, s->host, (in_port_t) s->port, s->weight),
-             "memcached_server_add_with_weight");
-  }
+  add_servers(memc, c);
+  return check_servers(memc, c);
+}
+
+static memcached_st *check_servers(memcached_st *memc, const config_t *c) {
   if (memcached_server_count(memc) != (uint32_t) c->nservers) {
     fprintf(stderr, "%s: server count mismatch\n", c->file_id);
     exit(1);
@@ -533,9 +728,18 @@ static void write_config(const config_t *c, const char *out_dir, const key_t_ *k
   json_string(out, full_version);
   fputs(",\n    \"captured_by\": ", out);
   json_string(out, captured_by);
-  fputs("\n  },\n  \"spec\": {\n    \"algorithm\": \"libmemcached\",\n", out);
-  fprintf(out, "    \"params\": { \"distribution\": \"%s\", \"hash\": \"%s\", \"weighted\": %s },\n", dname, hname,
-          weighted ? "true" : "false");
+  bool modula = memcached_behavior_get_distribution(memc) == MEMCACHED_DISTRIBUTION_MODULA;
+  if (modula) {
+    /* libmemcached-modula reads only the order of the servers. */
+    fputs("\n  },\n  \"spec\": {\n    \"algorithm\": \"libmemcached-modula\",\n", out);
+    fprintf(out, "    \"params\": { \"hash\": \"%s\" },\n", hname);
+  } else {
+    fputs("\n  },\n  \"spec\": {\n    \"algorithm\": \"libmemcached\",\n", out);
+    fprintf(out, "    \"params\": { \"distribution\": \"%s\", \"hash\": \"%s\", \"weighted\": %s", dname, hname,
+            weighted ? "true" : "false");
+    if (c->point_hash) fprintf(out, ", \"point_hash\": \"%s\"", c->point_hash);
+    fputs(" },\n", out);
+  }
   fputs("    \"nodes\": [", out);
   for (int i = 0; i < c->nservers; i++) {
     char nid[96];
@@ -543,6 +747,10 @@ static void write_config(const config_t *c, const char *out_dir, const key_t_ *k
     fputs(i ? ",\n      " : "\n      ", out);
     fputs("{ \"id\": ", out);
     json_string(out, nid);
+    if (modula) {
+      fputs(" }", out);
+      continue;
+    }
     fputs(", \"host\": ", out);
     json_string(out, c->servers[i].host);
     fprintf(out, ", \"port\": %u, \"weight\": %u }", c->servers[i].port, c->servers[i].weight);

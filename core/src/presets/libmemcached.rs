@@ -21,6 +21,9 @@ pub enum LibmemcachedDistribution {
     /// `MEMCACHED_DISTRIBUTION_CONSISTENT_KETAMA_SPY`: point names `/host:port-i` (always a
     /// leading `/` and a port), which match spymemcached older than 2.5 only.
     KetamaSpy,
+    /// `MEMCACHED_DISTRIBUTION_CONSISTENT` (PHP memcached's `DISTRIBUTION_CONSISTENT`): the
+    /// continuum of [`LibmemcachedDistribution::Ketama`] under another name.
+    Consistent,
 }
 
 /// libmemcached's key hash (`MEMCACHED_BEHAVIOR_HASH`), with x86 `char` semantics where the
@@ -55,7 +58,7 @@ pub enum LibmemcachedHash {
 }
 
 impl LibmemcachedHash {
-    fn key_hash(self) -> KeyHash {
+    pub(crate) fn key_hash(self) -> KeyHash {
         match self {
             Self::OneAtATime => KeyHash::OneAtATimeSigned,
             Self::Md5 => KeyHash::Md5,
@@ -85,15 +88,25 @@ pub struct LibmemcachedOptions {
     /// The key hash (`base_hash`).
     pub hash: LibmemcachedHash,
     /// Weighted continuum: MD5 points, `floorf(f32(w/total) · 160/4 · servers + 1e-10)` names of
-    /// 4 points each. Unweighted: 100 points per server, each the key hash of its name.
+    /// 4 points each. Unweighted: 100 points per server, each the `point_hash` of its name.
     pub weighted: bool,
+    /// The key hash that was in force when the continuum was last built (unweighted points
+    /// only). libmemcached rebuilds the continuum when a server is added or the distribution
+    /// set, not when `MEMCACHED_BEHAVIOR_HASH` changes: setting the hash after both leaves
+    /// points of the old hash. Usually equal to `hash`.
+    pub point_hash: LibmemcachedHash,
 }
 
 impl LibmemcachedOptions {
     /// What `MEMCACHED_BEHAVIOR_KETAMA_WEIGHTED = 1` gives: MD5 key hash, weighted continuum.
     #[must_use]
     pub fn ketama_weighted() -> Self {
-        Self { distribution: LibmemcachedDistribution::KetamaWeighted, hash: LibmemcachedHash::Md5, weighted: true }
+        Self {
+            distribution: LibmemcachedDistribution::KetamaWeighted,
+            hash: LibmemcachedHash::Md5,
+            weighted: true,
+            point_hash: LibmemcachedHash::Md5,
+        }
     }
 
     /// What `MEMCACHED_BEHAVIOR_KETAMA = 1` gives with every weight ≤ 1: one-at-a-time key
@@ -101,7 +114,12 @@ impl LibmemcachedOptions {
     /// per server. With any weight > 1 libmemcached turns `weighted` on.
     #[must_use]
     pub fn ketama() -> Self {
-        Self { distribution: LibmemcachedDistribution::Ketama, hash: LibmemcachedHash::OneAtATime, weighted: false }
+        Self {
+            distribution: LibmemcachedDistribution::Ketama,
+            hash: LibmemcachedHash::OneAtATime,
+            weighted: false,
+            point_hash: LibmemcachedHash::OneAtATime,
+        }
     }
 }
 
@@ -154,7 +172,7 @@ pub fn libmemcached_within(
     let (count, digest) = if options.weighted {
         (NameCount::KetamaF32 { per_server: 160 }, NameDigest::Md5Words(4))
     } else {
-        (NameCount::Fixed(100), NameDigest::Hash(key_hash))
+        (NameCount::Fixed(100), NameDigest::Hash(options.point_hash.key_hash()))
     };
     let scheme = PointScheme {
         placement: PointPlacement::Named { prefixes: prefixes(names.iter().map(Vec::as_slice), b"-"), digest },
@@ -186,7 +204,14 @@ mod tests {
         let keys = ["foo", "bar", "user:1", "été"];
         let modes = [
             (LibmemcachedOptions::ketama(), [1, 0, 0, 0]),
-            (LibmemcachedOptions { hash: LibmemcachedHash::Md5, ..LibmemcachedOptions::ketama() }, [2, 1, 2, 0]),
+            (
+                LibmemcachedOptions {
+                    hash: LibmemcachedHash::Md5,
+                    point_hash: LibmemcachedHash::Md5,
+                    ..LibmemcachedOptions::ketama()
+                },
+                [2, 1, 2, 0],
+            ),
             (LibmemcachedOptions::ketama_weighted(), [1, 1, 1, 0]),
         ];
         for (options, want) in modes {

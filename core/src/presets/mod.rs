@@ -19,6 +19,9 @@
 //! | [`jump`] | the paper's jump hash on a given 64-bit key (PyPI `jump-consistent-hash`) | [`Router::Jump`] |
 //! | [`redis_cluster`] | Redis Cluster key slots (and npm `cluster-key-slot`'s variant) | [`PresetRouter::RedisCluster`] |
 //! | [`pymemcache_rendezvous`] | pymemcache 4 `RendezvousHash` | [`PresetRouter::Pymemcache`] |
+//! | [`libmemcached_modula`] | libmemcached `MODULA` (pylibmc's default distribution) | [`PresetRouter::Modulo`] |
+//! | [`python_memcached`] | python-memcached 1.x server selection, dead servers included | [`PresetRouter::Modulo`] |
+//! | [`java_hashcode_modulo`] | `Math.floorMod(key.hashCode(), n)` in Java | [`PresetRouter::Modulo`] |
 //!
 //! A preset whose core algorithm alone is the peer returns that algorithm's router; one that
 //! must check or rewrite keys first (text-only peers, hash tags, nginx's empty key) returns a
@@ -28,7 +31,7 @@
 //! Replicas: ring presets answer with the clockwise walk of the peer's own points (distinct
 //! nodes, zones first); the peers themselves define no such list, except nginx, whose retries
 //! walk the same points. Presets whose peer has no order past the owner (jump, Guava, Redis
-//! Cluster) answer [`Error::ReplicasUnsupported`].
+//! Cluster, the modulo presets) answer [`Error::ReplicasUnsupported`].
 
 use alloc::boxed::Box;
 use alloc::vec::Vec;
@@ -38,6 +41,7 @@ use crate::{BatchError, Error, Node, Result, Ring, Router, Topology};
 mod guava;
 mod jump;
 mod libmemcached;
+mod modulo;
 mod nginx;
 mod npm_hashring;
 mod pymemcache;
@@ -51,6 +55,9 @@ pub use guava::{GuavaKey, guava};
 pub use jump::jump;
 pub use libmemcached::{
     LibmemcachedDistribution, LibmemcachedHash, LibmemcachedOptions, libmemcached, libmemcached_within,
+};
+pub use modulo::{
+    ModuloRule, PYTHON_MEMCACHED_RETRIES, PeerModulo, java_hashcode_modulo, libmemcached_modula, python_memcached,
 };
 pub use nginx::{Nginx, nginx};
 pub use npm_hashring::{NpmHashringOptions, npm_hashring};
@@ -118,6 +125,8 @@ pub enum PresetRouter {
     Pymemcache(PymemcacheRendezvous),
     /// Redis Cluster slots.
     RedisCluster(RedisCluster),
+    /// A client's `hash % n` (libmemcached `MODULA`, python-memcached, Java).
+    Modulo(PeerModulo),
 }
 
 impl PresetRouter {
@@ -132,6 +141,7 @@ impl PresetRouter {
             Self::Twemproxy(r) => Ok(r.route(key)),
             Self::Pymemcache(r) => r.route(key),
             Self::RedisCluster(r) => Ok(r.route(key)),
+            Self::Modulo(r) => r.route(key),
         }
     }
 
@@ -149,7 +159,8 @@ impl PresetRouter {
     /// `out.len()` distinct nodes for `key` in preference order.
     ///
     /// # Errors
-    /// [`Error::ReplicasUnsupported`] for Redis Cluster; [`Error::ReplicasExceedNodes`];
+    /// [`Error::ReplicasUnsupported`] for Redis Cluster and the modulo presets;
+    /// [`Error::ReplicasExceedNodes`];
     /// [`Error::InvalidKey`] as [`PresetRouter::route`].
     pub fn replicas(&self, key: &[u8], out: &mut [u32]) -> Result<()> {
         match self {
@@ -158,6 +169,7 @@ impl PresetRouter {
             Self::Twemproxy(r) => r.replicas(key, out),
             Self::Pymemcache(r) => r.replicas(key, out),
             Self::RedisCluster(_) => Err(Error::ReplicasUnsupported),
+            Self::Modulo(r) => r.replicas(key, out),
         }
     }
 
@@ -170,6 +182,7 @@ impl PresetRouter {
             Self::Twemproxy(r) => r.ring().topology(),
             Self::Pymemcache(r) => r.topology(),
             Self::RedisCluster(r) => r.topology(),
+            Self::Modulo(r) => r.topology(),
         }
     }
 }
@@ -318,6 +331,9 @@ mod tests {
             guava(t(), GuavaKey::Murmur3_128).unwrap(),
             redis_cluster(&slots, RedisClusterOptions { tag_rule: HashTagRule::ClusterKeySlot }).unwrap(),
             pymemcache_rendezvous(t(), PymemcacheOptions::default()).unwrap(),
+            libmemcached_modula(t(), LibmemcachedHash::OneAtATime).unwrap(),
+            python_memcached(t(), &[1]).unwrap(),
+            java_hashcode_modulo(t()).unwrap(),
         ]
     }
 

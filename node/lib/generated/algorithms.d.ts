@@ -189,15 +189,23 @@ export interface LibmemcachedOptions {
    * The configured distribution (`MEMCACHED_BEHAVIOR_DISTRIBUTION`, or what
    * `MEMCACHED_BEHAVIOR_KETAMA` / `KETAMA_WEIGHTED` set). Required.
    */
-  distribution: "ketama" | "ketama_weighted" | "ketama_spy"
+  distribution: "ketama" | "ketama_weighted" | "ketama_spy" | "consistent"
   /**
    * The key hash in force (`MEMCACHED_BEHAVIOR_HASH`). When absent: `md5` for `ketama_weighted`
    * (which sets it), `one_at_a_time` (libmemcached's default) otherwise.
    */
   hash?: "one_at_a_time" | "md5" | "crc" | "fnv1_64" | "fnv1a_64" | "fnv1_32" | "fnv1a_32" | "hsieh" | "murmur" | "jenkins"
   /**
-   * libmemcached's effective weighted flag. When absent: on for `ketama_weighted`, or when any
-   * server's weight is above 1 (adding such a server turns it on).
+   * The key hash in force when the continuum was last built (unweighted points only): libmemcached
+   * does not rebuild it when the hash changes, so a hash set after the servers and the distribution
+   * leaves points of the previous one. When absent: `hash`. (spec `point_hash`)
+   */
+  pointHash?: "one_at_a_time" | "md5" | "crc" | "fnv1_64" | "fnv1a_64" | "fnv1_32" | "fnv1a_32" | "hsieh" | "murmur" | "jenkins"
+  /**
+   * libmemcached's effective weighted flag. When absent: on for `ketama_weighted`, off when no
+   * server's weight is above 1. Otherwise it depends on the call order (servers added after the
+   * distribution was set, or pushed as a list, turn it on; setting `ketama` or `consistent` after
+   * adding them turns it off), so it must be given.
    */
   weighted?: boolean
   /** The view's version (monotone per topology; 0 when unversioned). */
@@ -460,4 +468,78 @@ export interface PymemcacheRendezvousOptions {
  */
 export declare class PymemcacheRendezvous extends Router {
   constructor(nodes: Nodes, options?: PymemcacheRendezvousOptions)
+}
+
+/**
+ * Options of `LibmemcachedModula`.
+ */
+export interface LibmemcachedModulaOptions {
+  /**
+   * The key hash (`MEMCACHED_BEHAVIOR_HASH`, pylibmc's `hash` behaviour). Default
+   * `"one_at_a_time"`.
+   */
+  hash?: "one_at_a_time" | "md5" | "crc" | "fnv1_64" | "fnv1a_64" | "fnv1_32" | "fnv1a_32" | "hsieh" | "murmur" | "jenkins"
+  /** The view's version (monotone per topology; 0 when unversioned). */
+  version?: number
+  /** The limits to change for this router (not a spec parameter; see `LIMITS`). */
+  limits?: Limits
+}
+
+/**
+ * libmemcached's `MODULA` distribution (pylibmc's default): `hash(key) % servers`, servers in the
+ * order added. The peer ignores weights: unequal ones are refused.
+ *
+ * Reproduces libmemcached 1.0.18 / 1.1 MODULA (pylibmc's default distribution)
+ * (conformance/PEERS.md). Spec algorithm `libmemcached-modula`: equal weights only; replicas: no;
+ * `routeHash`: no; analysis: sampled.
+ */
+export declare class LibmemcachedModula extends Router {
+  constructor(nodes: Nodes, options?: LibmemcachedModulaOptions)
+}
+
+/**
+ * Options of `PythonMemcached`.
+ */
+export interface PythonMemcachedOptions {
+  /**
+   * The servers the client holds dead (`mark_dead`, a failed connect), as their ids separated by
+   * commas (so an id with a comma cannot be listed): their keys move by the client's rehash, and
+   * keys that find no live server in 10 tries are refused. Default `""`.
+   */
+  dead?: string
+  /** The view's version (monotone per topology; 0 when unversioned). */
+  version?: number
+  /** The limits to change for this router (not a spec parameter; see `LIMITS`). */
+  limits?: Limits
+}
+
+/**
+ * python-memcached 1.x server selection: `((crc32(key) >> 16) & 0x7fff) % buckets`, each server
+ * repeated once per unit of weight, rehashed (up to 10 tries) past dead servers.
+ *
+ * Reproduces python-memcached 1.x Client server selection (conformance/PEERS.md). Spec algorithm
+ * `python-memcached`: weights honoured; replicas: no; `routeHash`: no; analysis: sampled.
+ */
+export declare class PythonMemcached extends Router {
+  constructor(nodes: Nodes, options?: PythonMemcachedOptions)
+}
+
+/**
+ * Options of `JavaHashCode`.
+ */
+export interface JavaHashCodeOptions {
+  /** The view's version (monotone per topology; 0 when unversioned). */
+  version?: number
+  /** The limits to change for this router (not a spec parameter; see `LIMITS`). */
+  limits?: Limits
+}
+
+/**
+ * `Math.floorMod(key.hashCode(), n)` in Java, over nodes in order (keys as Java strings).
+ *
+ * Reproduces Java Math.floorMod(key.hashCode(), n) (conformance/PEERS.md). Spec algorithm
+ * `java-hashcode`: equal weights only; replicas: no; `routeHash`: no; analysis: sampled.
+ */
+export declare class JavaHashCode extends Router {
+  constructor(nodes: Nodes, options?: JavaHashCodeOptions)
 }

@@ -102,7 +102,7 @@ export function definePresets(Router, forms) {
    */
   class Libmemcached extends Router {
     constructor(servers, options) {
-      super(...forms.args("libmemcached", forms.servers, servers, { distribution: "distribution", hash: "hash", weighted: "weighted" }, options))
+      super(...forms.args("libmemcached", forms.servers, servers, { distribution: "distribution", hash: "hash", pointHash: "point_hash", weighted: "weighted" }, options))
     }
   }
   /**
@@ -211,7 +211,43 @@ export function definePresets(Router, forms) {
       super(...forms.args("pymemcache-rendezvous", forms.nodes, nodes, { seed: "seed" }, options))
     }
   }
-  return { Ring, Jump, Rendezvous, Maglev, Slots, MultiProbe, Modulo, Libmemcached, Spymemcached, Uhashring, NpmHashring, PythonHashRing, Nginx, Twemproxy, Guava, RedisCluster, PymemcacheRendezvous }
+  /**
+   * libmemcached's `MODULA` distribution (pylibmc's default): `hash(key) % servers`, servers in the
+   * order added. The peer ignores weights: unequal ones are refused.
+   *
+   * Reproduces libmemcached 1.0.18 / 1.1 MODULA (pylibmc's default distribution)
+   * (conformance/PEERS.md). Spec algorithm `libmemcached-modula`: equal weights only; replicas: no;
+   * `routeHash`: no; analysis: sampled.
+   */
+  class LibmemcachedModula extends Router {
+    constructor(nodes, options) {
+      super(...forms.args("libmemcached-modula", forms.nodes, nodes, { hash: "hash" }, options))
+    }
+  }
+  /**
+   * python-memcached 1.x server selection: `((crc32(key) >> 16) & 0x7fff) % buckets`, each server
+   * repeated once per unit of weight, rehashed (up to 10 tries) past dead servers.
+   *
+   * Reproduces python-memcached 1.x Client server selection (conformance/PEERS.md). Spec algorithm
+   * `python-memcached`: weights honoured; replicas: no; `routeHash`: no; analysis: sampled.
+   */
+  class PythonMemcached extends Router {
+    constructor(nodes, options) {
+      super(...forms.args("python-memcached", forms.nodes, nodes, { dead: "dead" }, options))
+    }
+  }
+  /**
+   * `Math.floorMod(key.hashCode(), n)` in Java, over nodes in order (keys as Java strings).
+   *
+   * Reproduces Java Math.floorMod(key.hashCode(), n) (conformance/PEERS.md). Spec algorithm
+   * `java-hashcode`: equal weights only; replicas: no; `routeHash`: no; analysis: sampled.
+   */
+  class JavaHashCode extends Router {
+    constructor(nodes, options) {
+      super(...forms.args("java-hashcode", forms.nodes, nodes, {  }, options))
+    }
+  }
+  return { Ring, Jump, Rendezvous, Maglev, Slots, MultiProbe, Modulo, Libmemcached, Spymemcached, Uhashring, NpmHashring, PythonHashRing, Nginx, Twemproxy, Guava, RedisCluster, PymemcacheRendezvous, LibmemcachedModula, PythonMemcached, JavaHashCode }
 }
 
 /** Every algorithm and preset: its spec name, constructor, origin and a small spec that builds. */
@@ -233,4 +269,7 @@ export const ALGORITHMS = Object.freeze([
   { name: "guava", className: "Guava", kind: "preset", origin: "Guava Hashing.consistentHash", example: {"algorithm":"guava","nodes":[{"id":"0"},{"id":"1"},{"id":"2"}]} },
   { name: "redis-cluster", className: "RedisCluster", kind: "preset", origin: "Redis Cluster key slots (and npm cluster-key-slot)", example: {"algorithm":"redis-cluster","nodes":[{"id":"redis-a","slots":[[0,5460]]},{"id":"redis-b","slots":[[5461,10922]]},{"id":"redis-c","slots":[[10923,16383]]}]} },
   { name: "pymemcache-rendezvous", className: "PymemcacheRendezvous", kind: "preset", origin: "pymemcache 4 RendezvousHash", example: {"algorithm":"pymemcache-rendezvous","nodes":[{"id":"127.0.0.1:11211"},{"id":"127.0.0.1:11212"},{"id":"127.0.0.1:11213"}]} },
+  { name: "libmemcached-modula", className: "LibmemcachedModula", kind: "preset", origin: "libmemcached 1.0.18 / 1.1 MODULA (pylibmc's default distribution)", example: {"algorithm":"libmemcached-modula","nodes":[{"id":"10.0.1.1:11211"},{"id":"10.0.1.2:11211"},{"id":"10.0.1.3:11211"}]} },
+  { name: "python-memcached", className: "PythonMemcached", kind: "preset", origin: "python-memcached 1.x Client server selection", example: {"algorithm":"python-memcached","nodes":[{"id":"10.0.1.1:11211"},{"id":"10.0.1.2:11211","weight":2}]} },
+  { name: "java-hashcode", className: "JavaHashCode", kind: "preset", origin: "Java Math.floorMod(key.hashCode(), n)", example: {"algorithm":"java-hashcode","nodes":[{"id":"cache-a"},{"id":"cache-b"},{"id":"cache-c"}]} },
 ])

@@ -25,8 +25,10 @@ stable ``.code``.
 from . import _native, pymemcache
 from ._algorithms import (
     Guava,
+    JavaHashCode,
     Jump,
     Libmemcached,
+    LibmemcachedModula,
     Maglev,
     Modulo,
     MultiProbe,
@@ -34,6 +36,7 @@ from ._algorithms import (
     NpmHashring,
     PymemcacheRendezvous,
     PythonHashRing,
+    PythonMemcached,
     RedisCluster,
     Rendezvous,
     Ring,
@@ -124,6 +127,9 @@ __all__ = [
     "Guava",
     "RedisCluster",
     "PymemcacheRendezvous",
+    "LibmemcachedModula",
+    "PythonMemcached",
+    "JavaHashCode",
     # analysis
     "diff",
     "Ownership",

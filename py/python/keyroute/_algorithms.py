@@ -195,16 +195,23 @@ class Libmemcached(Router):
 
     ``distribution``, required: The configured distribution (`MEMCACHED_BEHAVIOR_DISTRIBUTION`,
     or what `MEMCACHED_BEHAVIOR_KETAMA` / `KETAMA_WEIGHTED` set). Values: ``ketama``,
-    ``ketama_weighted``, ``ketama_spy``.
+    ``ketama_weighted``, ``ketama_spy``, ``consistent``.
 
     ``hash``, default: see below: The key hash in force (`MEMCACHED_BEHAVIOR_HASH`). When
     absent: `md5` for `ketama_weighted` (which sets it), `one_at_a_time` (libmemcached's
     default) otherwise. Values: ``one_at_a_time``, ``md5``, ``crc``, ``fnv1_64``, ``fnv1a_64``,
     ``fnv1_32``, ``fnv1a_32``, ``hsieh``, ``murmur``, ``jenkins``.
 
+    ``point_hash``, default: see below: The key hash in force when the continuum was last built
+    (unweighted points only): libmemcached does not rebuild it when the hash changes, so a hash
+    set after the servers and the distribution leaves points of the previous one. When absent:
+    `hash`. Values: ``one_at_a_time``, ``md5``, ``crc``, ``fnv1_64``, ``fnv1a_64``, ``fnv1_32``,
+    ``fnv1a_32``, ``hsieh``, ``murmur``, ``jenkins``.
+
     ``weighted``, default: see below: libmemcached's effective weighted flag. When absent: on
-    for `ketama_weighted`, or when any server's weight is above 1 (adding such a server turns it
-    on).
+    for `ketama_weighted`, off when no server's weight is above 1. Otherwise it depends on the
+    call order (servers added after the distribution was set, or pushed as a list, turn it on;
+    setting `ketama` or `consistent` after adding them turns it off), so it must be given.
     """
 
     __slots__ = ()
@@ -213,13 +220,14 @@ class Libmemcached(Router):
         cls,
         servers: Servers,
         *,
-        distribution: Literal["ketama", "ketama_weighted", "ketama_spy"],
+        distribution: Literal["ketama", "ketama_weighted", "ketama_spy", "consistent"],
         hash: Optional[Literal["one_at_a_time", "md5", "crc", "fnv1_64", "fnv1a_64", "fnv1_32", "fnv1a_32", "hsieh", "murmur", "jenkins"]] = None,
+        point_hash: Optional[Literal["one_at_a_time", "md5", "crc", "fnv1_64", "fnv1a_64", "fnv1_32", "fnv1a_32", "hsieh", "murmur", "jenkins"]] = None,
         weighted: Optional[bool] = None,
         version: int = 0,
         limits: Optional[Limits] = None,
     ) -> Libmemcached:
-        spec = make_spec("libmemcached", server_list(servers), {"distribution": distribution, "hash": hash, "weighted": weighted}, version)
+        spec = make_spec("libmemcached", server_list(servers), {"distribution": distribution, "hash": hash, "point_hash": point_hash, "weighted": weighted}, version)
         return super().__new__(cls, spec, limits=limits)
 
 
@@ -469,6 +477,78 @@ class PymemcacheRendezvous(Router):
         return super().__new__(cls, spec, limits=limits)
 
 
+class LibmemcachedModula(Router):
+    """libmemcached's `MODULA` distribution (pylibmc's default): `hash(key) % servers`, servers in
+    the order added. The peer ignores weights: unequal ones are refused.
+
+    Reproduces libmemcached 1.0.18 / 1.1 MODULA (pylibmc's default distribution)
+    (``conformance/PEERS.md``). Spec algorithm ``libmemcached-modula``: equal weights only;
+    replicas: no; ``route_hash``: no; analysis: sampled.
+
+    Parameters (``None`` leaves one to the spec's default):
+
+    ``hash``, default ``"one_at_a_time"``: The key hash (`MEMCACHED_BEHAVIOR_HASH`, pylibmc's
+    `hash` behaviour). Values: ``one_at_a_time``, ``md5``, ``crc``, ``fnv1_64``, ``fnv1a_64``,
+    ``fnv1_32``, ``fnv1a_32``, ``hsieh``, ``murmur``, ``jenkins``.
+    """
+
+    __slots__ = ()
+
+    def __new__(
+        cls,
+        nodes: Nodes,
+        *,
+        hash: Optional[Literal["one_at_a_time", "md5", "crc", "fnv1_64", "fnv1a_64", "fnv1_32", "fnv1a_32", "hsieh", "murmur", "jenkins"]] = None,
+        version: int = 0,
+        limits: Optional[Limits] = None,
+    ) -> LibmemcachedModula:
+        spec = make_spec("libmemcached-modula", node_list(nodes), {"hash": hash}, version)
+        return super().__new__(cls, spec, limits=limits)
+
+
+class PythonMemcached(Router):
+    """python-memcached 1.x server selection: `((crc32(key) >> 16) & 0x7fff) % buckets`, each
+    server repeated once per unit of weight, rehashed (up to 10 tries) past dead servers.
+
+    Reproduces python-memcached 1.x Client server selection (``conformance/PEERS.md``). Spec
+    algorithm ``python-memcached``: weights honoured; replicas: no; ``route_hash``: no;
+    analysis: sampled.
+
+    Parameters (``None`` leaves one to the spec's default):
+
+    ``dead``, default ``""``: The servers the client holds dead (`mark_dead`, a failed connect),
+    as their ids separated by commas (so an id with a comma cannot be listed): their keys move
+    by the client's rehash, and keys that find no live server in 10 tries are refused.
+    """
+
+    __slots__ = ()
+
+    def __new__(
+        cls,
+        nodes: Nodes,
+        *,
+        dead: Optional[str] = None,
+        version: int = 0,
+        limits: Optional[Limits] = None,
+    ) -> PythonMemcached:
+        spec = make_spec("python-memcached", node_list(nodes), {"dead": dead}, version)
+        return super().__new__(cls, spec, limits=limits)
+
+
+class JavaHashCode(Router):
+    """`Math.floorMod(key.hashCode(), n)` in Java, over nodes in order (keys as Java strings).
+
+    Reproduces Java Math.floorMod(key.hashCode(), n) (``conformance/PEERS.md``). Spec algorithm
+    ``java-hashcode``: equal weights only; replicas: no; ``route_hash``: no; analysis: sampled.
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, nodes: Nodes, *, version: int = 0, limits: Optional[Limits] = None) -> JavaHashCode:
+        spec = make_spec("java-hashcode", node_list(nodes), {}, version)
+        return super().__new__(cls, spec, limits=limits)
+
+
 __all__ = [
     "Ring",
     "Jump",
@@ -487,4 +567,7 @@ __all__ = [
     "Guava",
     "RedisCluster",
     "PymemcacheRendezvous",
+    "LibmemcachedModula",
+    "PythonMemcached",
+    "JavaHashCode",
 ]
