@@ -83,10 +83,21 @@ pub fn hints(reports: &[FileReport]) -> Vec<Hint> {
     let passes: Vec<&CaseReport> =
         reports.iter().flat_map(|f| f.cases.iter()).filter(|c| matches!(c.result, CaseResult::Pass)).collect();
     let mut out = Vec::new();
+    // Classes holding every mismatch (while keys outside them match), with the share of their
+    // keys that differ: when several hold (a NUL key that also has braces), the mistake is the
+    // class whose keys differ most often.
+    let mut classes: Vec<(&KeyClass, f64)> = Vec::new();
     for class in KEY_CLASSES {
         let all_in = fails.iter().all(|c| c.key.as_deref().is_some_and(class.test));
         let others_pass = passes.iter().any(|c| c.key.as_deref().is_some_and(|k| !(class.test)(k)));
         if all_in && others_pass {
+            let members = passes.iter().filter(|c| c.key.as_deref().is_some_and(class.test)).count() + fails.len();
+            classes.push((class, fails.len() as f64 / members.max(1) as f64));
+        }
+    }
+    let top = classes.iter().map(|(_, share)| *share).fold(0.0, f64::max);
+    for (class, share) in classes {
+        if share >= top / 2.0 {
             out.push(Hint { id: class.id, text: class.text.to_string() });
         }
     }
