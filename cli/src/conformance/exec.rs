@@ -54,10 +54,15 @@ struct Adapter {
     timeout: Duration,
 }
 
-/// The result of a run: the adapter's name, the reports, and the files not sent (their
-/// algorithm is not among the adapter's); or the error that stopped the run with the reports
+/// Why a file is not sent: it has no spec of its own (only cases with their own specs, which
+/// test keyroute's spec reader).
+pub const NO_SPEC: &str = "files without a spec of their own (cases that test keyroute's spec reader)";
+/// Why a file is not sent: the adapter does not implement its algorithm.
+pub const NOT_IMPLEMENTED: &str = "files whose algorithm the adapter does not implement";
+
+/// The result of a run: the adapter's name, the reports, and the files not sent with why; or the error that stopped the run with the reports
 /// of the files finished before it.
-pub type RunResult = Result<(String, Vec<FileReport>, Vec<String>), (CliError, Vec<FileReport>)>;
+pub type RunResult = Result<(String, Vec<FileReport>, Vec<(String, &'static str)>), (CliError, Vec<FileReport>)>;
 
 /// Runs the selection through the adapter `cmd`.
 pub fn run(cmd: &str, selected: &[Selected], options: &Options) -> RunResult {
@@ -73,11 +78,11 @@ pub fn run(cmd: &str, selected: &[Selected], options: &Options) -> RunResult {
     let mut not_sent = Vec::new();
     for file in selected {
         let Some(algorithm) = file.algorithm() else {
-            reports.push(skipped(file, "the file has no spec of its own: --exec sends vector files' specs"));
+            not_sent.push((file.name.clone(), NO_SPEC));
             continue;
         };
         if !hello.algorithms.iter().any(|a| a == algorithm) {
-            not_sent.push(file.name.clone());
+            not_sent.push((file.name.clone(), NOT_IMPLEMENTED));
             continue;
         }
         match adapter.run_file(file, &hello, options.batch) {

@@ -409,7 +409,7 @@ fn print_report(
     source: &str,
     runner: &str,
     reports: &[FileReport],
-    not_sent: &[String],
+    not_sent: &[(String, &'static str)],
     hints: &[diagnose::Hint],
     verbose: bool,
     elapsed: Duration,
@@ -458,8 +458,12 @@ fn print_report(
         total - failed - skipped,
         elapsed.as_secs_f64()
     )?;
-    if !not_sent.is_empty() {
-        writeln!(out, "  not sent: {} files whose algorithm the adapter does not implement", not_sent.len())?;
+    let mut why_not_sent: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    for (_, why) in not_sent {
+        *why_not_sent.entry(why).or_default() += 1;
+    }
+    for (why, n) in why_not_sent {
+        writeln!(out, "  not sent: {n} {why}")?;
     }
     for (why, n) in skip_reasons {
         writeln!(out, "  skipped {n}: {why}")?;
