@@ -84,7 +84,7 @@ fn a_tampered_vector_fails_with_status_1_and_a_junit_failure() {
     let out = keyroute(&["conformance", dir.to_str().unwrap(), "--junit", report.to_str().unwrap()]);
     let t = text(&out);
     assert_eq!(status(&out), 1, "{t}");
-    assert!(t.contains(&format!("FAIL native-ring-3.json")), "{t}");
+    assert!(t.contains("FAIL native-ring-3.json"), "{t}");
     assert!(t.contains(&format!("{id}: node {node}, expected {other}")), "{t}");
     assert!(t.contains("1 failed (1 files)"), "{t}");
 

@@ -80,11 +80,11 @@ pub fn key_field(key: &[u8]) -> (&'static str, Value) {
 /// Lowercase hex of `bytes`.
 #[must_use]
 pub fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let digit = |d: u8| char::from_digit(u32::from(d), 16).unwrap_or('0');
     let mut out = String::with_capacity(bytes.len() * 2);
     for &b in bytes {
-        out.push(char::from(DIGITS[usize::from(b >> 4)]));
-        out.push(char::from(DIGITS[usize::from(b & 15)]));
+        out.push(digit(b >> 4));
+        out.push(digit(b & 15));
     }
     out
 }
@@ -94,7 +94,7 @@ pub fn hex(bytes: &[u8]) -> String {
 pub fn hex_decode(s: &str) -> Option<Vec<u8>> {
     let digit = |c: u8| char::from(c).to_digit(16).and_then(|d| u8::try_from(d).ok());
     let bytes = s.as_bytes();
-    if bytes.len() % 2 != 0 {
+    if !bytes.len().is_multiple_of(2) {
         return None;
     }
     bytes.chunks_exact(2).map(|pair| Some((digit(*pair.first()?)? << 4) | digit(*pair.get(1)?)?)).collect()

@@ -266,8 +266,11 @@ fn glob(pattern: &str, text: &str) -> bool {
     rest.len() >= last.len() && rest.ends_with(last)
 }
 
-/// The corpus: a description of where it came from and its files (name, bytes).
-fn load(dir: Option<&PathBuf>) -> Result<(String, Vec<(String, Vec<u8>)>)> {
+/// Vector files: (file name, contents).
+type Files = Vec<(String, Vec<u8>)>;
+
+/// The corpus: a description of where it came from and its files.
+fn load(dir: Option<&PathBuf>) -> Result<(String, Files)> {
     let Some(dir) = dir else {
         let files = compiled::FILES.iter().map(|(name, bytes)| ((*name).to_string(), bytes.to_vec())).collect();
         let source = format!(
@@ -292,7 +295,7 @@ fn load(dir: Option<&PathBuf>) -> Result<(String, Vec<(String, Vec<u8>)>)> {
 
 /// Parses the files and keeps what the filters select; a file that is not a vector file is an
 /// error (exit 2), and so is a selection with nothing in it.
-fn select(files: Vec<(String, Vec<u8>)>, filter: &Filter) -> Result<Vec<Selected>> {
+fn select(files: Files, filter: &Filter) -> Result<Vec<Selected>> {
     let mut out = Vec::new();
     for (name, bytes) in files {
         let doc: Value = serde_json::from_slice(&bytes)
