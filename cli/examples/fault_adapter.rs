@@ -4,7 +4,7 @@
 //! fault must stop the run cleanly.
 //!
 //! Usage: `fault_adapter MODE`, where MODE is `good`, a routing fault (`latin1`, `nul`,
-//! `ignore-weights`, `permute`, `next`, `stale`, `rename`) or a protocol fault (`refuse`,
+//! `empty`, `long`, `no-hashtag`, `ignore-weights`, `permute`, `next`, `stale`, `rename`) or a protocol fault (`refuse`,
 //! `old-protocol`, `no-hello`, `garbage`, `crash`, `hang`, `short`, `dirty-exit`).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic, missing_docs)]
 
@@ -17,6 +17,21 @@ use serde_json::{Value, json};
 
 fn build(spec: &Value, mode: &str) -> keyroute_bindings::Result<Router> {
     let mut spec = spec.clone();
+    if mode == "no-hashtag" {
+        // Hash tags ignored (twemproxy's `hash_tag` dropped), or Redis's rule swapped for the other.
+        let redis = spec["algorithm"] == "redis-cluster";
+        if let Some(params) = spec.get_mut("params").and_then(Value::as_object_mut) {
+            params.remove("hash_tag");
+            if redis {
+                let other = if params.get("tag_rule").and_then(Value::as_str) == Some("cluster_key_slot") {
+                    "redis"
+                } else {
+                    "cluster_key_slot"
+                };
+                params.insert("tag_rule".into(), other.into());
+            }
+        }
+    }
     if let Some(nodes) = spec.get_mut("nodes").and_then(Value::as_array_mut) {
         for node in nodes {
             let Some(node) = node.as_object_mut() else { continue };
@@ -41,6 +56,9 @@ fn key_bytes(entry: &Value, mode: &str) -> Vec<u8> {
         // The classic mistake: the text's characters written as Latin-1 bytes.
         ("latin1", Some(text)) => text.chars().map(|c| u8::try_from(u32::from(c)).unwrap_or(b'?')).collect(),
         ("nul", _) => bytes.iter().copied().take_while(|&b| b != 0).collect(),
+        // The empty key replaced by a space; keys cut at memcached's 250-byte limit.
+        ("empty", _) if bytes.is_empty() => b" ".to_vec(),
+        ("long", _) => bytes.into_iter().take(250).collect(),
         _ => bytes,
     }
 }

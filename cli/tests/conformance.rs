@@ -182,6 +182,9 @@ fn each_routing_fault_draws_its_hint() {
     let cases: &[(&str, &[&str], &str)] = &[
         ("latin1", &["--preset", "spymemcached", "--preset", "uhashring"], "key-encoding"),
         ("nul", &["--preset", "redis-cluster", "--preset", "twemproxy"], "nul-byte"),
+        ("empty", &["--algorithm", "ring", "--algorithm", "rendezvous"], "empty-key"),
+        ("long", &["--algorithm", "ring", "--algorithm", "rendezvous"], "long-key"),
+        ("no-hashtag", &["--preset", "twemproxy", "--preset", "redis-cluster"], "hash-tag"),
         ("ignore-weights", &["--algorithm", "ring", "--preset", "nginx"], "weights"),
         ("permute", &["--algorithm", "jump", "--preset", "guava"], "node-order"),
         ("next", &["--algorithm", "ring"], "neighbour"),
