@@ -4,8 +4,8 @@
 //! protocol message stops the run (exit 2) with what happened.
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant};
 
 use keyroute_bindings::ErrorCode;
@@ -49,7 +49,9 @@ struct Hello {
 struct Adapter {
     cmd: String,
     child: Child,
-    stdin: Option<ChildStdin>,
+    /// Lines for the adapter's stdin, written by a thread of their own, so an adapter that
+    /// stops reading cannot block the runner past its timeout; `None` closes stdin.
+    stdin: Option<Sender<Vec<u8>>>,
     lines: Receiver<Line>,
     timeout: Duration,
 }
@@ -160,7 +162,15 @@ impl Adapter {
             .stderr(Stdio::inherit())
             .spawn()
             .map_err(|e| CliError::io(format_args!("cannot start the adapter `{cmd}`"), &e))?;
-        let stdin = child.stdin.take();
+        let mut pipe = child.stdin.take().ok_or_else(|| CliError::new(ErrorCode::Internal, "the adapter's stdin"))?;
+        let (stdin, to_write) = mpsc::channel::<Vec<u8>>();
+        std::thread::spawn(move || {
+            for line in to_write {
+                if pipe.write_all(&line).and_then(|()| pipe.flush()).is_err() {
+                    return;
+                }
+            }
+        });
         let stdout = child.stdout.take().ok_or_else(|| CliError::new(ErrorCode::Internal, "the adapter's stdout"))?;
         let (tx, rx) = mpsc::channel();
         std::thread::spawn(move || {
@@ -187,7 +197,7 @@ impl Adapter {
                 }
             }
         });
-        Ok(Self { cmd: cmd.to_string(), child, stdin, lines: rx, timeout })
+        Ok(Self { cmd: cmd.to_string(), child, stdin: Some(stdin), lines: rx, timeout })
     }
 
     /// Stops the adapter (a process this run started) and reaps it.
@@ -223,13 +233,13 @@ impl Adapter {
     }
 
     fn send(&mut self, message: &Value, what: &str) -> Result<(), CliError> {
-        let mut line = message.to_string();
-        line.push('\n');
-        let written = match self.stdin.as_mut() {
-            Some(stdin) => stdin.write_all(line.as_bytes()).and_then(|()| stdin.flush()),
-            None => Err(std::io::Error::from(std::io::ErrorKind::BrokenPipe)),
-        };
-        written.map_err(|_| self.gone(&format!("before it read {what}")))
+        let mut line = message.to_string().into_bytes();
+        line.push(b'\n');
+        // A write that fails (the adapter is gone) shows as the end of its stdout.
+        match self.stdin.as_ref().map(|stdin| stdin.send(line)) {
+            Some(Ok(())) => Ok(()),
+            _ => Err(self.gone(&format!("before it read {what}"))),
+        }
     }
 
     /// The next protocol message, answering `what`.
