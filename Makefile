@@ -111,3 +111,8 @@ fmt: ## Format the Rust code.
 
 clean: ## Remove build outputs.
 	$(CARGO) clean
+
+# Conformance in users' CI (conformance/PROTOCOL.md): the reference Java adapter under --exec.
+.PHONY: test-adapters
+test-adapters: setup ## The reference Java adapter passes `keyroute conformance --exec`; its Latin-1 variant gets the key-encoding hint.
+	conformance/adapters/java/test.sh

@@ -19,12 +19,15 @@
 //!   ([`NodeSpec::from_server`]);
 //! - [`SharedRouter`], for lock-free topology swaps while other threads keep routing;
 //! - [`Transition`], a gradual change between two views that carries both ends' versions and
-//!   fingerprints.
+//!   fingerprints;
+//! - [`conformance`]: the one reading of the conformance corpus's vector files that every Rust
+//!   runner shares.
 
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
 
 pub mod analysis;
 pub mod bounded;
+pub mod conformance;
 mod error;
 mod hashed;
 pub mod hotkeys;

@@ -1,83 +1,14 @@
 //! The Rust conformance runner: every vector file of `conformance/vectors/v1`, validated against
-//! its JSON Schema, through `keyroute-bindings` (spec JSON in, node ids out). A missing or empty
+//! its JSON Schema, through `keyroute-bindings` (spec JSON in, node ids out), each case checked
+//! by `keyroute_bindings::conformance::check_case`. A missing or empty
 //! corpus fails; so does any case that does not match.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic, missing_docs)]
 
 mod common;
 
-use keyroute_bindings::{ErrorCode, Limits, Router, Spec};
+use keyroute_bindings::conformance::{Outcome, check_case};
+use keyroute_bindings::{Limits, Router, Spec};
 use serde_json::Value;
-
-/// What one case produced, compared with what the file expects; `Ok(false)` for a case this
-/// typed surface does not run (`key_type`: a key of a type Rust cannot pass; `spec_toml`: read
-/// by the CLI alone).
-fn run_case(file_router: Option<&Router>, case: &Value) -> Result<bool, String> {
-    if case.get("key_type").is_some() || case.get("spec_toml").is_some() {
-        return Ok(false);
-    }
-    let own;
-    let router = if let Some(spec) = common::case_spec_bytes(case) {
-        let limits = match common::case_limits(case).map(|text| Limits::from_json(&text)).transpose() {
-            Ok(limits) => limits.unwrap_or(Limits::DEFAULT),
-            Err(e) => return expect_error(case, e.code()),
-        };
-        match Router::from_bytes(&spec, &limits) {
-            Ok(r) => {
-                own = r;
-                &own
-            }
-            Err(e) => return expect_error(case, e.code()),
-        }
-    } else {
-        file_router.ok_or("case has no spec and the file has none")?
-    };
-    let key = match common::case_key(case).ok_or("case has no key")? {
-        Ok(key) => key,
-        Err(e) => return expect_error(case, e.code()),
-    };
-    if let Some(n) = case.get("replicas_count").and_then(Value::as_u64) {
-        let mut out = vec![0u32; n as usize];
-        return match router.replicas(&key, &mut out) {
-            Ok(()) => Err(format!("expected an error, got replicas {out:?}")),
-            Err(e) => expect_error(case, e.code()),
-        };
-    }
-    let node = match router.route_id(&key) {
-        Ok(node) => node,
-        Err(e) => return expect_error(case, e.code()),
-    };
-    if let Some(want) = case.get("error") {
-        return Err(format!("expected error {want}, got node {node}"));
-    }
-    let want = case["node"].as_str().ok_or("case has no node")?;
-    if node != want {
-        return Err(format!("node {node}, expected {want}"));
-    }
-    if let Some(slot) = case.get("slot").and_then(Value::as_u64) {
-        let got = router.slot(&key).ok_or("a slot is expected but the router has no slots")?;
-        if u64::from(got) != slot {
-            return Err(format!("slot {got}, expected {slot}"));
-        }
-    }
-    if let Some(want) = case.get("replicas").and_then(Value::as_array) {
-        let mut out = vec![0u32; want.len()];
-        router.replicas(&key, &mut out).map_err(|e| format!("replicas: {e}"))?;
-        let got: Vec<&str> = out.iter().map(|&i| router.node_id(i).unwrap_or("?")).collect();
-        let want: Vec<&str> = want.iter().filter_map(Value::as_str).collect();
-        if got != want {
-            return Err(format!("replicas {got:?}, expected {want:?}"));
-        }
-    }
-    Ok(true)
-}
-
-fn expect_error(case: &Value, got: ErrorCode) -> Result<bool, String> {
-    match (case.get("error").and_then(Value::as_str), case.get("code").and_then(Value::as_u64)) {
-        (Some(name), Some(code)) if name == got.name() && code == u64::from(got.code()) => Ok(true),
-        (Some(name), _) => Err(format!("error {} ({}), expected {name}", got.name(), got.code())),
-        (None, _) => Err(format!("unexpected error {} ({})", got.name(), got.code())),
-    }
-}
 
 #[test]
 fn every_vector_file_passes() {
@@ -118,10 +49,12 @@ fn every_vector_file_passes() {
         for case in cases {
             let id = case["id"].as_str().unwrap();
             assert!(ids.insert(id), "{name}: case id {id} is not unique");
-            match run_case(file_router.as_ref(), case) {
-                Ok(true) => passed += 1,
-                Ok(false) => skipped += 1,
-                Err(why) => {
+            // TOML (`spec_toml`) is the CLI's: its conformance command runs those cases.
+            match check_case(file_router.as_ref(), case, None) {
+                Outcome::Pass => passed += 1,
+                Outcome::Skip(_) => skipped += 1,
+                Outcome::Fail(m) => {
+                    let why = m.message;
                     file_failed += 1;
                     if failures.len() < 40 {
                         failures.push(format!("{name} {id}: {why}"));

@@ -13,6 +13,9 @@ pub enum Kind {
     Code(ErrorCode),
     /// The reader of our output went away (`keyroute route … | head`): not an error.
     BrokenPipe,
+    /// A check found what it looks for (`keyroute conformance`: answers that differ from the
+    /// vectors): exit status 1, not an error of the command.
+    Mismatch,
 }
 
 /// An error with its context, ready for one line on stderr.
@@ -41,6 +44,11 @@ impl CliError {
         Self::new(e.code(), format!("{context}: {}", e.message()))
     }
 
+    /// A check's finding (exit status 1).
+    pub fn mismatch(message: impl Into<String>) -> Self {
+        Self { kind: Kind::Mismatch, message: one_line(&message.into()) }
+    }
+
     /// The kind.
     pub fn kind(&self) -> &Kind {
         &self.kind
@@ -52,6 +60,7 @@ impl fmt::Display for CliError {
         match self.kind {
             Kind::Code(c) => write!(f, "error {} (code {}): {}", c.name(), c.code(), self.message),
             Kind::BrokenPipe => write!(f, "broken pipe"),
+            Kind::Mismatch => write!(f, "{}", self.message),
         }
     }
 }

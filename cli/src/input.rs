@@ -53,15 +53,20 @@ pub fn spec(path: &Path) -> Result<Spec> {
     if !path.extension().is_some_and(|e| e.eq_ignore_ascii_case("toml")) {
         return Spec::from_bytes(&bytes, limits()).map_err(|e| fail(&e));
     }
-    // The checks a JSON spec gets before its syntax, in the same order.
-    limits().check_spec_bytes(bytes.len(), "the spec").map_err(|e| fail(&e))?;
-    let text = String::from_utf8(bytes)
-        .map_err(|e| CliError::new(ErrorCode::InvalidUtf8, format!("{name}: the spec is not UTF-8: {e}")))?;
-    let value: toml::Value = toml::from_str(&text)
-        .map_err(|e| CliError::new(ErrorCode::InvalidJson, format!("{name}: not valid TOML: {}", e.message())))?;
-    let json =
-        serde_json::to_value(value).map_err(|e| CliError::new(ErrorCode::InvalidSpec, format!("{name}: {e}")))?;
-    Spec::from_value(json, limits()).map_err(|e| fail(&e))
+    toml_spec(&bytes, limits()).map_err(|e| fail(&e))
+}
+
+/// Reads a TOML spec document under `limits`, with the checks a JSON spec gets before its
+/// syntax, in the same order (size, UTF-8, syntax, shape).
+pub fn toml_spec(bytes: &[u8], limits: &Limits) -> keyroute_bindings::Result<Spec> {
+    use keyroute_bindings::Error;
+    limits.check_spec_bytes(bytes.len(), "the spec")?;
+    let text = std::str::from_utf8(bytes)
+        .map_err(|e| Error::new(ErrorCode::InvalidUtf8, format!("the spec is not UTF-8: {e}")))?;
+    let value: toml::Value = toml::from_str(text)
+        .map_err(|e| Error::new(ErrorCode::InvalidJson, format!("not valid TOML: {}", e.message())))?;
+    let json = serde_json::to_value(value).map_err(|e| Error::new(ErrorCode::InvalidSpec, e.to_string()))?;
+    Spec::from_value(json, limits)
 }
 
 /// Builds the router a spec describes, under this run's limits.

@@ -12,6 +12,7 @@
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
 mod balance;
+mod conformance;
 mod demo;
 mod error;
 mod input;
@@ -66,6 +67,8 @@ enum Command {
     Balance(balance::BalanceArgs),
     /// The share of cache hits a change keeps, for a key popularity, with and without dual reads.
     Simulate(simulate::SimulateArgs),
+    /// Run the conformance corpus through keyroute, or through another router (--exec).
+    Conformance(conformance::ConformanceArgs),
 }
 
 fn main() -> ExitCode {
@@ -91,11 +94,17 @@ fn main() -> ExitCode {
         Command::Plan(a) => plan::run(a),
         Command::Balance(a) => balance::run(a),
         Command::Simulate(a) => simulate::run(a),
+        Command::Conformance(a) => conformance::run(a),
     });
     match result {
         Ok(()) => ExitCode::SUCCESS,
         // Whoever read our output stopped early (`| head`): that is their choice, not a failure.
         Err(e) if matches!(e.kind(), Kind::BrokenPipe) => ExitCode::SUCCESS,
+        // A check's finding (conformance mismatches): status 1, as diff and grep do.
+        Err(e) if matches!(e.kind(), Kind::Mismatch) => {
+            let _ = writeln!(io::stderr().lock(), "keyroute: {e}");
+            ExitCode::from(1)
+        }
         Err(e) => {
             let _ = writeln!(io::stderr().lock(), "keyroute: {e}");
             ExitCode::from(2)

@@ -1,9 +1,11 @@
-//! Shared by the conformance runner and the native vector generator: where the corpus lives
-//! and how a case's key is read.
+//! Shared by the conformance runner, the hostile-input catalogue, the native vector generator
+//! and the CLI's tests: where the corpus lives, on top of the one reading of vector files in
+//! `keyroute_bindings::conformance` (which the `keyroute conformance` command uses too).
 #![allow(dead_code)]
 
 use std::path::PathBuf;
 
+use keyroute_bindings::conformance::{self, CaseKey};
 use serde_json::Value;
 
 /// `conformance/vectors/v1` at the repository root.
@@ -15,12 +17,7 @@ pub fn vectors_dir() -> PathBuf {
 /// fewer than 100 files (not the corpus we expect).
 pub fn vector_files() -> Vec<PathBuf> {
     let dir = vectors_dir();
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("no corpus at {}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    paths.sort();
+    let paths = conformance::vector_files(&dir).unwrap_or_else(|e| panic!("no corpus at {}: {e}", dir.display()));
     assert!(paths.len() >= 100, "the corpus has only {} files", paths.len());
     paths
 }
@@ -38,67 +35,33 @@ pub fn shared_keys() -> Vec<(String, Vec<u8>)> {
         .collect()
 }
 
-/// The key bytes of a case: `key` (UTF-8 text), `key_hex`, `key_repeat` (text too long to
-/// store: see [`repeat`]) or `key_utf16` (UTF-16 text, read by the bindings' key text policy,
-/// which refuses a lone surrogate). `None` for no key, or a `key_type` case (a key of a type
-/// a typed language cannot pass: the dynamic surfaces run those).
+/// The key bytes of a case (`conformance::case_key`): `None` for no key or a `key_type` case,
+/// `Some(Err)` for `key_utf16` text the key text policy refuses. A malformed key fails.
 pub fn case_key(case: &Value) -> Option<keyroute_bindings::Result<Vec<u8>>> {
-    if let Some(k) = case.get("key").and_then(Value::as_str) {
-        return Some(Ok(k.as_bytes().to_vec()));
+    match conformance::case_key(case) {
+        CaseKey::None => None,
+        CaseKey::Bytes(bytes) => Some(Ok(bytes)),
+        CaseKey::Refused(e) => Some(Err(e)),
+        CaseKey::Malformed(why) => panic!("malformed case {case}: {why}"),
     }
-    if let Some(units) = case.get("key_utf16").and_then(Value::as_array) {
-        let units: Vec<u16> = units.iter().filter_map(Value::as_u64).map(|u| u as u16).collect();
-        return Some(keyroute_bindings::keys::utf16_key(&units));
-    }
-    if let Some(r) = case.get("key_repeat") {
-        return Some(Ok(repeat(r)));
-    }
-    case.get("key_hex").and_then(Value::as_str).map(|h| Ok(hex_decode(h)))
 }
 
 /// Writes a key the way vector files do: `key` when it is printable ASCII, else `key_hex`.
 pub fn key_field(key: &[u8]) -> (&'static str, Value) {
-    if key.iter().all(|&b| (0x20..0x7f).contains(&b)) {
-        ("key", Value::String(String::from_utf8_lossy(key).into_owned()))
-    } else {
-        ("key_hex", Value::String(key.iter().map(|b| format!("{b:02x}")).collect()))
-    }
+    conformance::key_field(key)
 }
 
 pub fn hex_decode(s: &str) -> Vec<u8> {
-    (0..s.len() / 2).map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).expect("hex key")).collect()
+    conformance::hex_decode(s).expect("hex")
 }
 
-/// The spec bytes of a case that carries its own: `spec` (a JSON value, written as compact
-/// JSON), `spec_json` (raw text), `spec_hex` (raw bytes) or `spec_repeat` (`head` + `unit`
-/// repeated `times` times + `tail`, for documents too large to store). `None` when the case
-/// uses its file's spec, or gives only `spec_toml` (read by the CLI alone).
+/// The spec bytes of a case that carries its own (`conformance::case_spec_bytes`); a
+/// malformed one fails.
 pub fn case_spec_bytes(case: &Value) -> Option<Vec<u8>> {
-    if let Some(spec) = case.get("spec") {
-        return Some(spec.to_string().into_bytes());
-    }
-    if let Some(text) = case.get("spec_json").and_then(Value::as_str) {
-        return Some(text.as_bytes().to_vec());
-    }
-    if let Some(hex) = case.get("spec_hex").and_then(Value::as_str) {
-        return Some(hex_decode(hex));
-    }
-    case.get("spec_repeat").map(repeat)
-}
-
-/// `head` + `unit` × `times` + `tail` (absent parts are empty): text, or hex when `hex` is
-/// true.
-pub fn repeat(r: &Value) -> Vec<u8> {
-    let hex = r.get("hex").and_then(Value::as_bool).unwrap_or(false);
-    let part = |name: &str| {
-        let s = r.get(name).and_then(Value::as_str).unwrap_or("");
-        if hex { hex_decode(s) } else { s.as_bytes().to_vec() }
-    };
-    let times = r.get("times").and_then(Value::as_u64).unwrap_or(0) as usize;
-    [part("head"), part("unit").repeat(times), part("tail")].concat()
+    conformance::case_spec_bytes(case).unwrap_or_else(|why| panic!("malformed case {case}: {why}"))
 }
 
 /// The limits a case is built under: its `limits` object as JSON text, if it has one.
 pub fn case_limits(case: &Value) -> Option<String> {
-    case.get("limits").map(Value::to_string)
+    conformance::case_limits(case)
 }

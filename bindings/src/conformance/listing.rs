@@ -1,0 +1,23 @@
+//! Which files of a corpus folder are vector files. Plain `std`, so the `keyroute` command's
+//! build script includes this same file to choose the files it compiles into the binary.
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// The vector files of a corpus folder: its `*.json` files (not the `schema/` folder), sorted
+/// by name.
+///
+/// # Errors
+///
+/// When the folder or an entry cannot be read.
+pub fn json_files(dir: &Path) -> io::Result<Vec<PathBuf>> {
+    let mut paths = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.extension().is_some_and(|x| x == "json") && path.is_file() {
+            paths.push(path);
+        }
+    }
+    paths.sort();
+    Ok(paths)
+}

@@ -1,0 +1,259 @@
+//! `keyroute conformance`: the compiled-in corpus passes, a tampered vector fails with exit 1,
+//! filters select and refuse, the JUnit report parses as XML of the expected shape; and
+//! `--exec` over the protocol of `conformance/PROTOCOL.md`, with the fault adapter
+//! (`examples/fault_adapter.rs`, built by `cargo test`): a correct adapter passes, each routing
+//! fault draws its diagnosis hint, each protocol fault (refusal, another version, no hello,
+//! garbage, crash, a short answer, a dirty exit, a hang) stops the run with exit 2.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic, missing_docs)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use serde_json::Value;
+
+fn keyroute(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_keyroute")).args(args).output().unwrap()
+}
+
+fn text(out: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+}
+
+fn status(out: &Output) -> i32 {
+    out.status.code().unwrap_or(-1)
+}
+
+/// A fresh empty folder under the target directory.
+fn scratch(name: &str) -> PathBuf {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        "conformance-{name}-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn corpus() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../conformance/vectors/v1")
+}
+
+/// The fault adapter example, built by `cargo test` beside the binary.
+fn adapter(mode: &str) -> String {
+    let bin = Path::new(env!("CARGO_BIN_EXE_keyroute"));
+    let path = bin.parent().unwrap().join("examples").join("fault_adapter");
+    assert!(
+        path.exists(),
+        "{} is missing: run `cargo test -p keyroute-cli`, which builds the examples",
+        path.display()
+    );
+    format!("{} {mode}", path.display())
+}
+
+#[test]
+fn the_compiled_corpus_passes() {
+    // From a folder with no corpus in reach: the corpus is in the binary.
+    let elsewhere = scratch("elsewhere");
+    let out = Command::new(env!("CARGO_BIN_EXE_keyroute")).arg("conformance").current_dir(&elsewhere).output().unwrap();
+    let t = text(&out);
+    assert_eq!(status(&out), 0, "{t}");
+    assert!(t.contains("the corpus compiled into keyroute"), "{t}");
+    assert!(t.contains(" 0 failed"), "{t}");
+    // TOML cases run here (the CLI reads TOML); only key_type cases are not for a byte surface.
+    assert!(!t.contains("spec_toml"), "{t}");
+}
+
+#[test]
+fn a_tampered_vector_fails_with_status_1_and_a_junit_failure() {
+    let dir = scratch("tampered");
+    for name in ["guava-consistenthash-u64be-3.json", "native-ring-3.json"] {
+        std::fs::copy(corpus().join(name), dir.join(name)).unwrap();
+    }
+    let path = dir.join("native-ring-3.json");
+    let mut doc: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let case = &mut doc["cases"][7];
+    let id = case["id"].as_str().unwrap().to_string();
+    let node = case["node"].as_str().unwrap().to_string();
+    let other = ["cache-0", "cache-1", "cache-2"].into_iter().find(|n| *n != node).unwrap();
+    case["node"] = other.into();
+    std::fs::write(&path, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
+
+    let report = dir.join("report.xml");
+    let out = keyroute(&["conformance", dir.to_str().unwrap(), "--junit", report.to_str().unwrap()]);
+    let t = text(&out);
+    assert_eq!(status(&out), 1, "{t}");
+    assert!(t.contains("FAIL native-ring-3.json"), "{t}");
+    assert!(t.contains(&format!("{id}: node {node}, expected {other}")), "{t}");
+    assert!(t.contains("1 failed (1 files)"), "{t}");
+
+    let xml = std::fs::read_to_string(&report).unwrap();
+    let parsed = roxmltree::Document::parse(&xml).expect("the JUnit report is XML");
+    let root = parsed.root_element();
+    assert_eq!(root.tag_name().name(), "testsuites");
+    assert_eq!(root.attribute("failures"), Some("1"));
+    let suites: Vec<_> = root.children().filter(|n| n.has_tag_name("testsuite")).collect();
+    assert_eq!(suites.len(), 2, "a suite per file");
+    for suite in &suites {
+        let name = suite.attribute("name").unwrap();
+        let cases: Vec<_> = suite.children().filter(|n| n.has_tag_name("testcase")).collect();
+        let file: Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join(format!("{name}.json"))).unwrap()).unwrap();
+        assert_eq!(cases.len(), file["cases"].as_array().unwrap().len(), "a testcase per case of {name}");
+        assert_eq!(suite.attribute("tests").unwrap(), cases.len().to_string());
+        let failed: Vec<_> = cases.iter().filter(|c| c.children().any(|n| n.has_tag_name("failure"))).collect();
+        if name == "native-ring-3" {
+            assert_eq!(failed.len(), 1);
+            assert_eq!(failed[0].attribute("name"), Some(id.as_str()));
+            assert_eq!(failed[0].attribute("classname"), Some("native-ring-3"));
+        } else {
+            assert!(failed.is_empty());
+        }
+    }
+}
+
+#[test]
+fn a_folder_with_a_broken_file_or_no_files_is_an_error() {
+    let dir = scratch("broken");
+    let empty = keyroute(&["conformance", dir.to_str().unwrap()]);
+    assert_eq!(status(&empty), 2, "{}", text(&empty));
+    std::fs::write(dir.join("x.json"), "{not json").unwrap();
+    let out = keyroute(&["conformance", dir.to_str().unwrap()]);
+    assert_eq!(status(&out), 2, "{}", text(&out));
+    assert!(text(&out).contains("invalid_json"), "{}", text(&out));
+}
+
+#[test]
+fn filters_select_files_and_refuse_unknown_names() {
+    let out = keyroute(&["conformance", "--preset", "guava", "-v"]);
+    let t = text(&out);
+    assert_eq!(status(&out), 0, "{t}");
+    let files: Vec<&str> = t.lines().filter(|l| l.starts_with("ok ")).collect();
+    // Files of the preset, and the files of cases with their own spec (hostile.json).
+    assert!(files.iter().filter(|l| l.contains("guava-")).count() >= 10, "{t}");
+    assert!(files.iter().all(|l| l.contains("guava-") || l.contains("hostile.json")), "{t}");
+
+    let out = keyroute(&["conformance", "--file", "native-ring-*", "--file", "jump-u64be-3", "-v"]);
+    let t = text(&out);
+    assert_eq!(status(&out), 0, "{t}");
+    assert!(
+        t.lines()
+            .filter(|l| l.starts_with("ok "))
+            .all(|l| l.contains("native-ring-") || l.contains("jump-u64be-3.json"))
+    );
+    assert!(t.contains("jump-u64be-3.json"), "{t}");
+
+    for (args, why) in [
+        (&["--algorithm", "guava"][..], "use --preset guava"),
+        (&["--preset", "ring"][..], "use --algorithm ring"),
+        (&["--algorithm", "nope"][..], "no such name"),
+        (&["--file", "no-such-file"][..], "no vector file matches"),
+        (&["--exec", ""][..], "not a command"),
+        (&["--timeout", "0"][..], "--timeout"),
+    ] {
+        let out = keyroute(&[&["conformance"][..], args].concat());
+        assert_eq!(status(&out), 2, "{args:?}: {}", text(&out));
+        assert!(text(&out).contains(why), "{args:?}: {}", text(&out));
+        assert!(text(&out).contains("invalid_argument"), "{args:?}: {}", text(&out));
+    }
+}
+
+/// Runs `--exec` with the fault adapter in `mode` over the filter arguments.
+fn exec(mode: &str, filters: &[&str]) -> Output {
+    let cmd = adapter(mode);
+    keyroute(&[&["conformance", "--exec", cmd.as_str(), "--timeout", "20"][..], filters].concat())
+}
+
+#[test]
+fn a_correct_adapter_passes() {
+    let out = exec("good", &["--file", "native-*", "--file", "spymemcached-*", "--file", "redis-*"]);
+    let t = text(&out);
+    assert_eq!(status(&out), 0, "{t}");
+    assert!(t.contains("fault_adapter (good)"), "{t}");
+    assert!(t.contains(" 0 failed"), "{t}");
+    assert!(!t.contains("hint"), "{t}");
+}
+
+/// Each routing fault fails with status 1 and draws its hint (and not the others that would
+/// point elsewhere).
+#[test]
+fn each_routing_fault_draws_its_hint() {
+    let cases: &[(&str, &[&str], &str)] = &[
+        ("latin1", &["--preset", "spymemcached", "--preset", "uhashring"], "key-encoding"),
+        ("nul", &["--preset", "redis-cluster", "--preset", "twemproxy"], "nul-byte"),
+        ("empty", &["--algorithm", "ring", "--algorithm", "rendezvous"], "empty-key"),
+        ("long", &["--algorithm", "ring", "--algorithm", "rendezvous"], "long-key"),
+        ("no-hashtag", &["--preset", "twemproxy", "--preset", "redis-cluster"], "hash-tag"),
+        ("ignore-weights", &["--algorithm", "ring", "--preset", "nginx"], "weights"),
+        ("permute", &["--algorithm", "jump", "--preset", "guava"], "node-order"),
+        ("next", &["--algorithm", "ring"], "neighbour"),
+        ("stale", &["--algorithm", "ring", "--algorithm", "rendezvous"], "state-after-change"),
+        ("rename", &["--algorithm", "ring", "--algorithm", "rendezvous"], "unrelated"),
+    ];
+    for (mode, filters, hint) in cases {
+        let out = exec(mode, filters);
+        let t = text(&out);
+        assert_eq!(status(&out), 1, "{mode}: {t}");
+        let hints: Vec<&str> = t
+            .lines()
+            .filter_map(|l| l.strip_prefix("hint ("))
+            .filter_map(|l| l.split_once(')'))
+            .map(|(id, _)| id)
+            .collect();
+        assert_eq!(hints, [*hint], "{mode}: {t}");
+    }
+}
+
+#[test]
+fn protocol_faults_stop_the_run_with_status_2() {
+    let cases: &[(&str, &str)] = &[
+        ("refuse", "refused the session: this adapter refuses every session"),
+        ("old-protocol", "this runner speaks protocol [1]; the adapter answered protocol 99"),
+        ("no-hello", "answered hello with something that is not the protocol's answer"),
+        ("garbage", "with something that is not the protocol's answer: \"this is not JSON\""),
+        ("crash", "exited (exit status: 3) without answering route message 1"),
+        ("short", "with 503 results for 504 keys"),
+        ("dirty-exit", "exited (exit status: 1) after bye"),
+    ];
+    for (mode, why) in cases {
+        let out = exec(mode, &["--file", "native-ring-3"]);
+        let t = text(&out);
+        assert_eq!(status(&out), 2, "{mode}: {t}");
+        assert!(t.contains(why), "{mode}: {t}");
+        assert!(t.contains("keyroute: error "), "{mode}: {t}");
+    }
+}
+
+#[test]
+fn a_hanging_adapter_is_stopped_at_the_timeout_and_reported_in_junit() {
+    let dir = scratch("hang");
+    let report = dir.join("report.xml");
+    let cmd = adapter("hang");
+    let started = std::time::Instant::now();
+    let out = keyroute(&[
+        "conformance",
+        "--exec",
+        &cmd,
+        "--file",
+        "native-ring-3",
+        "--timeout",
+        "0.5",
+        "--junit",
+        report.to_str().unwrap(),
+    ]);
+    let t = text(&out);
+    assert_eq!(status(&out), 2, "{t}");
+    assert!(
+        t.contains("did not answer route message 1 of native-ring-3.json (504 keys) within 0.5 s; it was stopped"),
+        "{t}"
+    );
+    // Stopped, not waited for: the adapter sleeps for an hour.
+    assert!(started.elapsed() < std::time::Duration::from_secs(60));
+    let xml = std::fs::read_to_string(&report).unwrap();
+    let parsed = roxmltree::Document::parse(&xml).unwrap();
+    let error = parsed.descendants().find(|n| n.has_tag_name("error")).expect("an <error> for the adapter");
+    assert!(error.attribute("message").unwrap().contains("did not answer"));
+}
