@@ -22,7 +22,7 @@ setup: ## The pinned Rust toolchain, its components and targets (rust-toolchain.
 demo: setup ## What adding one node does to a cache, per algorithm (keyroute demo).
 	$(CARGO) run --release --locked -p keyroute-cli -- demo
 
-test: setup lint test-rust nostd doc test-naive test-peers test-ffi test-py test-js test-dist test-fuzz-smoke test-miri-quick ## Every test of every crate and surface (CI).
+test: setup lint test-rust nostd doc test-naive test-peers test-ffi test-py test-js test-adapters test-dist test-fuzz-smoke test-miri-quick ## Every test of every crate and surface (CI).
 
 check: setup ## The quick loop: format, clippy, generated files, unit tests (no surfaces, no peers).
 	$(CARGO) fmt --all --check
@@ -53,6 +53,9 @@ test-naive: ## An independent Python implementation of conformance/SPEC.md agree
 
 test-peers: ## The peer vectors still match the real peers (library peers re-captured live).
 	conformance/peers/recapture-check.sh
+
+test-adapters: setup ## The reference Java adapter passes `keyroute conformance --exec`; its Latin-1 variant gets the key-encoding hint.
+	conformance/adapters/java/test.sh
 
 test-ffi: ## The C ABI: header, C99 tests under valgrind and ASan, conformance in C, install, Java.
 	ffi/test.sh
@@ -111,8 +114,3 @@ fmt: ## Format the Rust code.
 
 clean: ## Remove build outputs.
 	$(CARGO) clean
-
-# Conformance in users' CI (conformance/PROTOCOL.md): the reference Java adapter under --exec.
-.PHONY: test-adapters
-test-adapters: setup ## The reference Java adapter passes `keyroute conformance --exec`; its Latin-1 variant gets the key-encoding hint.
-	conformance/adapters/java/test.sh
