@@ -19,7 +19,9 @@
 //!   ([`NodeSpec::from_server`]);
 //! - [`SharedRouter`], for lock-free topology swaps while other threads keep routing;
 //! - [`Transition`], a gradual change between two views that carries both ends' versions and
-//!   fingerprints.
+//!   fingerprints;
+//! - [`bounded`] loads over a shared router, [`hotkeys`] for many threads, and the client
+//!   selectors and split keys of [`spread`] (read spreading for hot keys).
 
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
 
@@ -38,6 +40,7 @@ mod router;
 mod server;
 mod shared;
 mod spec;
+pub mod spread;
 mod transition;
 
 pub use error::{Error, ErrorCategory, ErrorCode, Result};
