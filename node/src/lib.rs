@@ -1,9 +1,9 @@
 //! The native half of the npm package `keyroute`: keyroute-bindings for Node.js, through
 //! napi-rs. Its classes (`NativeRouter`, `NativeTransition`, `NativeBoundedLoad`, `NativeLease`,
-//! `NativeHotKeys`) are private building blocks; the
-//! public API is the JavaScript layer in `node/lib/`, which the WebAssembly backend (`wasm/`)
-//! serves too, with the same low-level surface. Everything that decides a route — parsing,
-//! validation, the key text policy, hashing, lookup — happens in keyroute-bindings.
+//! `NativeHotKeys`) are private building blocks; the public API is the JavaScript layer in
+//! `node/lib/`, which the WebAssembly backend (`wasm/`) serves too, with the same low-level
+//! surface. Everything that decides a route — parsing, validation, the key text policy,
+//! hashing, lookup — happens in keyroute-bindings.
 //!
 //! Errors leave as JavaScript `Error` objects carrying `code` (`"KR_…"`), `errno` (the table's
 //! number) and, for batches, `keyIndex`; the JavaScript layer turns them into the generated

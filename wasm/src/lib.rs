@@ -3,8 +3,9 @@
 //! `NativeRouter`, `NativeTransition`, `NativeBoundedLoad`, `NativeLease`, `NativeHotKeys`,
 //! `diff`, `errorTable`, `parseServer`, `redisSlot`, `splitKeys`, `splitKey` — so one
 //! JavaScript layer (`node/lib/api.js`) serves both. There are no threads here: the bounded
-//! loads' atomics and the hot-key detector's shard locks are never contended. Every decision (parsing, validation, the
-//! key text policy, hashing, lookup, analysis) is made in keyroute-bindings.
+//! loads' atomics and the hot-key detector's shard locks are never contended. Every decision
+//! (parsing, validation, the key text policy, hashing, lookup, analysis) is made in
+//! keyroute-bindings.
 //!
 //! Errors leave as JavaScript `Error` objects with `code` (`"KR_…"`), `errno` and, for batches,
 //! `keyIndex`, exactly as the addon's. Nothing panics: the workspace denies every panicking
