@@ -36,6 +36,9 @@ for (const backend of ['addon', 'wasm']) {
     const summary = r.stdout.trim().split('\n').at(-1)
     const [, files, passed, failed, skipped] = summary.match(/: (\d+) files, (\d+) passed, (\d+) failed, (\d+) not for this surface$/).map(Number)
     assert.ok(files >= 100 && passed > 20000 && failed === 0, summary)
+    // Well-formed XML, as an XML parser reads it (Python's, which the repository's scripts use).
+    const parsed = spawnSync('python3', ['-c', 'import sys, xml.etree.ElementTree as ET; ET.parse(sys.argv[1])', junit], { encoding: 'utf8' })
+    assert.equal(parsed.status, 0, parsed.stderr)
     const report = readFileSync(junit, 'utf8')
     assert.ok(report.startsWith('<?xml version="1.0" encoding="UTF-8"?>\n<testsuites '))
     const cases = testcases(report)
