@@ -1,7 +1,9 @@
 // keyroute in Node.js against npm hashring 3.2.0 and consistent-hash 1.2.2, the WebAssembly
-// build against the addon, and both against the Rust core's own batch, all in one run.
+// build against the addon, and both against the Rust core's own batch, all in one run; then
+// bounded loads, hot keys and read spreading per call, against a plain route.
 //
-//   node node/bench.js [--quick]      (after node/test.sh or `npm ci` in node/ and wasm/build.sh)
+//   node node/bench.js [--quick] [--hot]   (after node/test.sh, or `npm ci` in node/ and
+//                                          wasm/build.sh; --hot: only the hot-key table)
 //
 // Keys: 1,000,000 distinct 11-byte "user:NNNNNN" in a scrambled order (the same set the core's
 // and the C benchmarks use); rings of N = 10, 100, 1000 nodes × 160 points. Per-call figures
@@ -58,8 +60,9 @@ function coreBatch(n) {
   return Number(line.split(' ')[2])
 }
 
+const hotOnly = process.argv.includes('--hot')
 const rows = []
-for (const n of SIZES) {
+for (const n of hotOnly ? [] : SIZES) {
   const ids = Array.from({ length: n }, (_, i) => `cache-${i}`)
   const core = coreBatch(n)
   const kr = new native.Ring(ids, { points: 160 })
@@ -85,16 +88,37 @@ for (const n of SIZES) {
 const f = (x) => `${x.toFixed(1).padStart(7)} ns`
 const r = (x) => `${x.toFixed(2).padStart(6)}×`
 console.log(`node ${process.version}, ${KEYS.toLocaleString('en')} keys, median of ${RUNS} passes, ns per key\n`)
-console.log('    N | hashring get | consistent-hash | route (addon) | vs hashring | vs c-hash | route (wasm) | wasm/addon')
+if (!hotOnly) console.log('    N | hashring get | consistent-hash | route (addon) | vs hashring | vs c-hash | route (wasm) | wasm/addon')
 for (const x of rows) {
   console.log(
     `${String(x.n).padStart(5)} | ${f(x.hashring)}   | ${f(x.consistentHash)}      | ${f(x.route)}    | ${r(x.hashring / x.route)}     | ${r(x.route / x.consistentHash)}   | ${f(x.routeWasm)}   | ${r(x.routeWasm / x.route)}`,
   )
 }
-console.log('\n    N | core batch | routeMany (addon) | /core  | packed (addon) | /core  | routeMany (wasm) | packed (wasm) | /core')
+if (!hotOnly) console.log('\n    N | core batch | routeMany (addon) | /core  | packed (addon) | /core  | routeMany (wasm) | packed (wasm) | /core')
 for (const x of rows) {
   console.log(
     `${String(x.n).padStart(5)} | ${f(x.core)} | ${f(x.many)}        | ${r(x.many / x.core)} | ${f(x.packed)}     | ${r(x.packed / x.core)} | ${f(x.manyWasm)}       | ${f(x.packedWasm)}    | ${r(x.packedWasm / x.core)}`,
   )
+}
+// Hot keys and overload, per call on a ring of 100 nodes, against a plain route in the same run.
+console.log('\nN = 100 | route | acquire + release | pick | HotKeys observe | spread (client) — ns per call, ×route')
+for (const [name, api] of [['addon', native], ['wasm', wasm]]) {
+  const ring = new api.Ring(Array.from({ length: 100 }, (_, i) => `cache-${i}`), { points: 160 })
+  const bounded = new api.BoundedLoad(ring)
+  // About 1,000 requests in flight while timing, as a busy proxy has.
+  const held = keys.slice(0, 1000).map((k) => bounded.acquire(k))
+  const hot = new api.HotKeys()
+  const route = perCall((k) => ring.route(k))
+  const acquire = perCall((k) => {
+    const lease = bounded.acquire(k)
+    lease.release()
+    return lease.node
+  })
+  const pick = perCall((k) => bounded.pick(k).node)
+  const observe = perCall((k) => String(hot.observe(k)))
+  const spread = perCall((k) => ring.spread(k, 3, 'web-1'))
+  for (const lease of held) lease.release()
+  const cell = (x) => `${f(x)} ${r(x / route)}`
+  console.log(`${name.padEnd(7)} | ${f(route)} | ${cell(acquire)} | ${cell(pick)} | ${cell(observe)} | ${cell(spread)}`)
 }
 if (sink === 42) console.log('')

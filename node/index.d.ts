@@ -5,6 +5,7 @@
 
 export * from './lib/generated/errors.js'
 export * from './lib/generated/algorithms.js'
+export * from './lib/generated/defaults.js'
 
 /**
  * A key: text (routed as its UTF-8; a lone surrogate is refused with `InvalidUtf8Error`), or bytes
@@ -142,6 +143,12 @@ export declare class Router {
   routeIndex(key: Key): number
   /** `n` distinct node ids for `key`, in preference order (zones first when nodes have zones). */
   replicas(key: Key, n: number): string[]
+  /**
+   * Read spreading for a hot key: the id of one of its first `r` replicas (its owner first).
+   * With `client` (any stable id of the caller) the same client always reads the same copy;
+   * without, each call picks one at random. Writes must reach all `r` copies.
+   */
+  spread(key: Key, r: number, client?: Key | null): string
   /** The slot `key` falls in, for slot-table routers (`slots`, `redis-cluster`); else null. */
   slot(key: Key): number | null
   /** The 64-bit number this router routes `key` on (ring, jump, Maglev, modulo and their presets). */
@@ -231,3 +238,99 @@ export declare function redisSlot(key: Key, options?: { rule?: 'redis' | 'cluste
 
 /** `[code, name, category, description]` of every kind of the error table. */
 export declare function errorTable(): Array<[number, string, string, string]>
+
+/** Where `BoundedLoad.pick` would place a key now. */
+export interface Pick {
+  /** The node's id. */
+  node: string
+  /** Its position in the key's preference order: 0 is the key's owner. */
+  rank: number
+  /** Whether the key would be served by its owner. */
+  isHome: boolean
+}
+
+/**
+ * Consistent hashing with bounded loads: each request goes to the first node of its key's
+ * preference order serving fewer than ⌈c · (total + 1) · weight / total weight⌉ requests, so no
+ * node takes more than `c` times its share, and keys go home as load falls. The router needs a
+ * replica order (jump and modulo have none: `ReplicasUnsupportedError`).
+ */
+export declare class BoundedLoad {
+  /** Bounded loads over `router` with balance factor `c` (1 to 1000; `DEFAULT_BALANCE_FACTOR`). */
+  constructor(router: Router, c?: number)
+  /** Where `key` would go now, without taking a slot. */
+  pick(key: Key): Pick
+  /** Places `key` and takes a slot on its node until the lease is released. */
+  acquire(key: Key): Lease
+  /** Requests in flight on `node` (an id; `NodeOutOfRangeError` for another). */
+  load(node: string): number
+  /** The most requests `node` may serve once one more arrives. */
+  capacity(node: string): number
+  /** Requests in flight over all nodes. */
+  readonly total: number
+  /** The balance factor `c`, as kept (three decimals). */
+  readonly factor: number
+  /** The router it wraps. */
+  readonly router: Router
+}
+
+/**
+ * A slot on a node from `BoundedLoad.acquire`: `release()` gives it back once (later calls return
+ * false), as does a `using` declaration; the garbage collector releases a forgotten one.
+ */
+export declare class Lease {
+  private constructor()
+  /** The id of the node serving the request. */
+  readonly node: string
+  /** Its position in the key's preference order (0: the key's owner). */
+  readonly rank: number
+  /** Whether the key is served by its owner. */
+  readonly isHome: boolean
+  /** Whether the slot is still held. */
+  readonly held: boolean
+  /** Gives the slot back: true the first time, false after. */
+  release(): boolean
+  [Symbol.dispose](): void
+}
+
+/** `HotKeys`' sizes; each defaults to `HOT_KEYS_DEFAULTS`. */
+export interface HotKeysOptions {
+  /** Sketch counters a row (rounded up to a power of two). */
+  width?: number
+  /** Candidate keys kept for `top`. */
+  capacity?: number
+  /** Parts, each behind its own lock (1 to 256). */
+  shards?: number
+}
+
+/**
+ * Which keys are hot, in fixed memory: a sketch (an estimate is never below the true count) and
+ * the most counted keys as candidates. `decay()` halves every count.
+ */
+export declare class HotKeys {
+  constructor(options?: HotKeysOptions)
+  /** Counts one observation of `key`; returns its estimate after it. */
+  observe(key: Key): number
+  /** The estimate of `key`'s decayed count (never below the true count). */
+  heat(key: Key): number
+  /** Whether `key` was seen at least `count` times, or makes at least `share` of the traffic. */
+  isHot(key: Key, by: { count: number; share?: undefined } | { share: number; count?: undefined }): boolean
+  /** The `k` most counted keys, most counted first (text when the key's bytes are UTF-8). */
+  top(k: number): Array<{ key: string | Uint8Array; count: number }>
+  /** Halves every count. */
+  decay(): void
+  /** Observations counted (decayed with the counts). */
+  readonly total: number
+  /** Bytes the detector holds. */
+  readonly memoryBytes: number
+}
+
+/**
+ * The `r` derived keys (`key#1` … `key#r`) a hot key is written under when the cache keeps no
+ * replicas: text for a text key, bytes for bytes.
+ */
+export declare function splitKeys(key: string, r: number): string[]
+export declare function splitKeys(key: Uint8Array, r: number): Uint8Array[]
+/** The derived key to read a split hot key from: the same for the same `client`, else random. */
+export declare function splitKey(key: string, r: number, client?: Key | null): string
+export declare function splitKey(key: Uint8Array, r: number, client?: Key | null): Uint8Array

@@ -10,6 +10,16 @@ use crate::{Error, ErrorCode, Result};
 /// Most shards.
 pub const MAX_SHARDS: usize = 256;
 
+/// Sketch counters a row unless a surface is given another width (with the other defaults,
+/// about 190 KB in all).
+pub const DEFAULT_WIDTH: usize = 16_384;
+
+/// Candidate keys unless a surface is given another capacity.
+pub const DEFAULT_CAPACITY: usize = 1024;
+
+/// Shards unless a surface is given another count.
+pub const DEFAULT_SHARDS: usize = 8;
+
 /// A hot-key detector many threads observe at once (see [`keyroute::hotkeys`]).
 #[derive(Debug)]
 pub struct SharedHotKeys {

@@ -22,6 +22,8 @@
 //!   fingerprints;
 //! - [`conformance`]: the one reading of the conformance corpus's vector files that every Rust
 //!   runner shares.
+//! - [`bounded`] loads over a shared router, [`hotkeys`] for many threads, and the client
+//!   selectors and split keys of [`spread`] (read spreading for hot keys).
 
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
 
@@ -41,6 +43,7 @@ mod router;
 mod server;
 mod shared;
 mod spec;
+pub mod spread;
 mod transition;
 
 pub use error::{Error, ErrorCategory, ErrorCode, Result};

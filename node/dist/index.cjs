@@ -22,11 +22,15 @@ var __toCommonJS = (mod) => __copyProps(__defProp({}, "__esModule", { value: tru
 var index_exports = {};
 __export(index_exports, {
   ALGORITHMS: () => ALGORITHMS,
+  BoundedLoad: () => BoundedLoad,
   BufferTooSmallError: () => BufferTooSmallError,
+  DEFAULT_BALANCE_FACTOR: () => DEFAULT_BALANCE_FACTOR,
   DuplicateNodeIdError: () => DuplicateNodeIdError,
   ERRORS_BY_CODE: () => ERRORS_BY_CODE,
   EmptyTopologyError: () => EmptyTopologyError,
   Guava: () => Guava,
+  HOT_KEYS_DEFAULTS: () => HOT_KEYS_DEFAULTS,
+  HotKeys: () => HotKeys,
   InternalError: () => InternalError,
   InvalidArgumentError: () => InvalidArgumentError,
   InvalidJsonError: () => InvalidJsonError,
@@ -41,7 +45,10 @@ __export(index_exports, {
   KeyrouteError: () => KeyrouteError,
   LIMITS: () => LIMITS,
   LIMITS_CEILING: () => LIMITS_CEILING,
+  Lease: () => Lease,
   Libmemcached: () => Libmemcached,
+  MAX_BALANCE_FACTOR: () => MAX_BALANCE_FACTOR,
+  MAX_SPLIT: () => MAX_SPLIT,
   Maglev: () => Maglev,
   Modulo: () => Modulo,
   MultiProbe: () => MultiProbe,
@@ -75,13 +82,17 @@ __export(index_exports, {
   diff: () => diff2,
   errorTable: () => errorTable2,
   fromNative: () => fromNative,
-  redisSlot: () => redisSlot2
+  redisSlot: () => redisSlot2,
+  splitKey: () => splitKey2,
+  splitKeys: () => splitKeys2
 });
 module.exports = __toCommonJS(index_exports);
 
 // lib/native.js
 var native_exports = {};
 __export(native_exports, {
+  NativeBoundedLoad: () => NativeBoundedLoad,
+  NativeHotKeys: () => NativeHotKeys,
   NativeRouter: () => NativeRouter,
   NativeTransition: () => NativeTransition,
   diff: () => diff,
@@ -90,7 +101,9 @@ __export(native_exports, {
   limitTable: () => limitTable,
   parseServer: () => parseServer,
   redisSlot: () => redisSlot,
-  routeIndex: () => routeIndex
+  routeIndex: () => routeIndex,
+  splitKey: () => splitKey,
+  splitKeys: () => splitKeys
 });
 var import_node_module = require("node:module");
 var load = (0, import_node_module.createRequire)(__keyroute_url);
@@ -104,7 +117,8 @@ try {
     { cause: e }
   );
 }
-var { NativeRouter, NativeTransition, diff, errorTable, limitTable, parseServer, redisSlot } = addon;
+var { NativeRouter, NativeTransition, NativeBoundedLoad, NativeHotKeys, diff, errorTable, limitTable } = addon;
+var { parseServer, redisSlot, splitKeys, splitKey } = addon;
 var routeIndex = addon.routeIndexFunction();
 var handleOf = (router) => router.handle();
 
@@ -216,6 +230,12 @@ var ALGORITHMS = Object.freeze([
   { name: "redis-cluster", className: "RedisCluster", kind: "preset", origin: "Redis Cluster key slots (and npm cluster-key-slot)", example: { "algorithm": "redis-cluster", "nodes": [{ "id": "redis-a", "slots": [[0, 5460]] }, { "id": "redis-b", "slots": [[5461, 10922]] }, { "id": "redis-c", "slots": [[10923, 16383]] }] } },
   { name: "pymemcache-rendezvous", className: "PymemcacheRendezvous", kind: "preset", origin: "pymemcache 4 RendezvousHash", example: { "algorithm": "pymemcache-rendezvous", "nodes": [{ "id": "127.0.0.1:11211" }, { "id": "127.0.0.1:11212" }, { "id": "127.0.0.1:11213" }] } }
 ]);
+
+// lib/generated/defaults.js
+var DEFAULT_BALANCE_FACTOR = 1.25;
+var MAX_BALANCE_FACTOR = 1e3;
+var HOT_KEYS_DEFAULTS = Object.freeze({ width: 16384, capacity: 1024, shards: 8 });
+var MAX_SPLIT = 1024;
 
 // lib/generated/errors.js
 var errors_exports = {};
@@ -502,10 +522,20 @@ function describe(v) {
 }
 
 // lib/api.js
-var { fromNative: fromNative2, InvalidParameterError: InvalidParameterError2, InvalidSpecError: InvalidSpecError2, InvalidTypeError: InvalidTypeError2 } = errors_exports;
+var { fromNative: fromNative2, InvalidParameterError: InvalidParameterError2, InvalidSpecError: InvalidSpecError2, InvalidTypeError: InvalidTypeError2, NodeOutOfRangeError: NodeOutOfRangeError2 } = errors_exports;
 var CHUNK = 1 << 16;
+var LEASE = Symbol("keyroute.lease");
+var randomSelector = () => Math.floor(Math.random() * 4294967296);
+var utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+function textOrBytes(bytes) {
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    return bytes;
+  }
+}
 function makeApi(backend) {
-  const { NativeRouter: NativeRouter2, NativeTransition: NativeTransition2, routeIndex: routeIndex2, handleOf: handleOf2 } = backend;
+  const { NativeRouter: NativeRouter2, NativeTransition: NativeTransition2, NativeBoundedLoad: NativeBoundedLoad2, NativeHotKeys: NativeHotKeys2, routeIndex: routeIndex2, handleOf: handleOf2 } = backend;
   const table = backend.limitTable();
   const LIMITS2 = Object.freeze(Object.fromEntries(table.map(([name, value]) => [name, value])));
   const LIMITS_CEILING2 = Object.freeze(Object.fromEntries(table.map(([name, , ceiling]) => [name, ceiling])));
@@ -560,6 +590,21 @@ function makeApi(backend) {
     replicas(key, n) {
       try {
         return Array.from(this.#n.replicaIndices(key, n), (i) => this.#nodes[i]);
+      } catch (e) {
+        throw fromNative2(e);
+      }
+    }
+    /**
+     * Read spreading for a hot key: the id of one of its first `r` replicas (its owner and the
+     * next nodes of its preference order). With `client` (any stable id of the caller, a
+     * string or bytes) the same client always reads the same copy; without, each call picks
+     * one at random. Writes must reach all `r` copies (write or invalidate each), or a copy
+     * left behind serves stale reads; caches that keep no replicas can split the key instead
+     * (`splitKeys`, `splitKey`).
+     */
+    spread(key, r, client) {
+      try {
+        return this.#nodes[this.#n.spreadIndex(key, r, client ?? null, randomSelector())];
       } catch (e) {
         throw fromNative2(e);
       }
@@ -825,6 +870,206 @@ function makeApi(backend) {
       return JSON.parse(this.#t.describeJson());
     }
   }
+  class BoundedLoad2 {
+    #b;
+    #router;
+    #index;
+    constructor(router, c = DEFAULT_BALANCE_FACTOR) {
+      const native = nativeOf(router);
+      if (typeof c !== "number") throw new InvalidTypeError2(`the balance factor must be a number, not ${describe(c)}`);
+      try {
+        this.#b = new NativeBoundedLoad2(native, c);
+      } catch (e) {
+        throw fromNative2(e);
+      }
+      this.#router = router;
+      this.#index = new Map(router.nodes.map((id, i) => [id, i]));
+    }
+    #position(node) {
+      const i = this.#index.get(node);
+      if (i === void 0) {
+        if (typeof node !== "string") throw new InvalidTypeError2(`a node id must be a string, not ${describe(node)}`);
+        throw new NodeOutOfRangeError2(`no node ${JSON.stringify(node)} in this router`);
+      }
+      return i;
+    }
+    /** `{node, rank, isHome}`: where `key` would go now, without taking a slot (rank 0: home). */
+    pick(key) {
+      let placed;
+      try {
+        placed = this.#b.pick(key);
+      } catch (e) {
+        throw fromNative2(e);
+      }
+      return { node: this.#router.nodes[placed[0]], rank: placed[1], isHome: placed[1] === 0 };
+    }
+    /** Places `key` and takes a slot on its node: the `Lease` gives it back on `release()`. */
+    acquire(key) {
+      let lease;
+      try {
+        lease = this.#b.acquire(key);
+      } catch (e) {
+        throw fromNative2(e);
+      }
+      return new Lease2(LEASE, lease, this.#router.nodes[lease.node]);
+    }
+    /** Requests in flight on `node` (an id). */
+    load(node) {
+      return this.#b.load(this.#position(node));
+    }
+    /** The most requests `node` (an id) may serve once one more arrives. */
+    capacity(node) {
+      return this.#b.capacity(this.#position(node));
+    }
+    /** Requests in flight over all nodes. */
+    get total() {
+      return this.#b.total;
+    }
+    /** The balance factor `c`, as kept (three decimals). */
+    get factor() {
+      return this.#b.factor;
+    }
+    /** The router it wraps. */
+    get router() {
+      return this.#router;
+    }
+  }
+  class Lease2 {
+    #l;
+    #node;
+    constructor(token, native, node) {
+      if (token !== LEASE) throw new InvalidTypeError2("a Lease comes from BoundedLoad.acquire");
+      this.#l = native;
+      this.#node = node;
+    }
+    /** The id of the node serving the request. */
+    get node() {
+      return this.#node;
+    }
+    /** Its position in the key's preference order (0: the key's owner). */
+    get rank() {
+      return this.#l.rank;
+    }
+    /** Whether the key is served by its owner. */
+    get isHome() {
+      return this.#l.rank === 0;
+    }
+    /** Whether the slot is still held. */
+    get held() {
+      return this.#l.held;
+    }
+    /** Gives the slot back: true the first time, false after. */
+    release() {
+      return this.#l.release();
+    }
+  }
+  if (typeof Symbol.dispose === "symbol") {
+    Object.defineProperty(Lease2.prototype, Symbol.dispose, {
+      value() {
+        this.release();
+      },
+      writable: true,
+      configurable: true
+    });
+  }
+  class HotKeys2 {
+    #h;
+    constructor(options) {
+      const { width, capacity, shards } = hotKeysOptions(options);
+      try {
+        this.#h = new NativeHotKeys2(width, capacity, shards);
+      } catch (e) {
+        throw fromNative2(e);
+      }
+    }
+    /** Counts one observation of `key`; returns its estimate after it. */
+    observe(key) {
+      try {
+        return this.#h.observe(key);
+      } catch (e) {
+        throw fromNative2(e);
+      }
+    }
+    /** The estimate of `key`'s decayed count (never below the true count). */
+    heat(key) {
+      try {
+        return this.#h.heat(key);
+      } catch (e) {
+        throw fromNative2(e);
+      }
+    }
+    /**
+     * Whether `key` was seen at least `count` times, or makes at least `share` (0 to 1) of the
+     * observations (decayed): give exactly one of `{ count }` and `{ share }`.
+     */
+    isHot(key, by) {
+      if (by !== void 0 && by !== null && !isPlainObject(by)) {
+        throw new InvalidTypeError2(`isHot takes { count } or { share }, not ${describe(by)}`);
+      }
+      const { count, share } = by ?? {};
+      try {
+        if (count !== void 0 && share === void 0) {
+          if (typeof count !== "number") throw new InvalidTypeError2(`count must be a number, not ${describe(count)}`);
+          if (!(Number.isInteger(count) && count >= 0 && count <= 4294967295)) {
+            throw new InvalidParameterError2(`count must be an integer from 0 to 2^32 - 1, not ${count}`);
+          }
+          return this.#h.isHot(key, count);
+        }
+        if (share !== void 0 && count === void 0) {
+          if (typeof share !== "number") throw new InvalidTypeError2(`share must be a number, not ${describe(share)}`);
+          if (!(share >= 0 && share <= 1)) throw new InvalidParameterError2(`share must be from 0 to 1, not ${share}`);
+          return this.#h.isHotShare(key, share);
+        }
+      } catch (e) {
+        throw fromNative2(e);
+      }
+      throw new InvalidParameterError2("give exactly one of { count } and { share }");
+    }
+    /**
+     * The `k` most counted keys, most counted first: `{key, count}`, the key as text when its
+     * bytes are UTF-8 (every string key is), else as a Uint8Array.
+     */
+    top(k) {
+      let keys, counts;
+      try {
+        ;
+        [keys, counts] = this.#h.top(k);
+      } catch (e) {
+        throw fromNative2(e);
+      }
+      return keys.map((key, i) => ({ key: textOrBytes(key), count: counts[i] }));
+    }
+    /** Halves every count. */
+    decay() {
+      this.#h.decay();
+    }
+    /** Observations counted (decayed with the counts). */
+    get total() {
+      return this.#h.total;
+    }
+    /** Bytes the detector holds. */
+    get memoryBytes() {
+      return this.#h.memoryBytes;
+    }
+  }
+  function splitKeys3(key, r) {
+    let keys;
+    try {
+      keys = backend.splitKeys(key, r);
+    } catch (e) {
+      throw fromNative2(e);
+    }
+    return typeof key === "string" ? keys.map((k) => utf8.decode(k)) : keys;
+  }
+  function splitKey3(key, r, client) {
+    let derived;
+    try {
+      derived = backend.splitKey(key, r, client ?? null, randomSelector());
+    } catch (e) {
+      throw fromNative2(e);
+    }
+    return typeof key === "string" ? utf8.decode(derived) : derived;
+  }
   function redisSlot3(key, options = {}) {
     const rule = options?.rule ?? "redis";
     if (rule !== "redis" && rule !== "cluster_key_slot") {
@@ -853,8 +1098,13 @@ function makeApi(backend) {
   return {
     Router: Router2,
     Transition: Transition2,
+    BoundedLoad: BoundedLoad2,
+    Lease: Lease2,
+    HotKeys: HotKeys2,
     diff: diff3,
     redisSlot: redisSlot3,
+    splitKeys: splitKeys3,
+    splitKey: splitKey3,
     errorTable: () => backend.errorTable(),
     LIMITS: LIMITS2,
     LIMITS_CEILING: LIMITS_CEILING2,
@@ -879,6 +1129,16 @@ function limitsJson(options) {
     throw new InvalidTypeError2(`limits cannot be written as JSON: ${e.message}`);
   }
 }
+function hotKeysOptions(options) {
+  if (options === void 0 || options === null) return HOT_KEYS_DEFAULTS;
+  if (!isPlainObject(options)) throw new InvalidTypeError2(`options must be an object, not ${describe(options)}`);
+  for (const key of Object.keys(options)) {
+    if (!Object.hasOwn(HOT_KEYS_DEFAULTS, key)) {
+      throw new InvalidParameterError2(`unknown HotKeys option ${JSON.stringify(key)} (width, capacity, shards)`);
+    }
+  }
+  return { ...HOT_KEYS_DEFAULTS, ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== void 0)) };
+}
 function specJson(spec) {
   if (ArrayBuffer.isView(spec)) {
     throw new InvalidTypeError2(`a spec's bytes must be a Buffer or Uint8Array, not ${describe(spec)}`);
@@ -896,17 +1156,22 @@ function specJson(spec) {
 // lib/index.js
 var api = makeApi(native_exports);
 var { Router, Transition, diff: diff2, redisSlot: redisSlot2, errorTable: errorTable2, LIMITS, LIMITS_CEILING } = api;
+var { BoundedLoad, Lease, HotKeys, splitKeys: splitKeys2, splitKey: splitKey2 } = api;
 var { Ring, Jump, Rendezvous, Maglev, Slots, MultiProbe, Modulo, Libmemcached } = api;
 var { Spymemcached, Uhashring, NpmHashring, PythonHashRing, Nginx, Twemproxy, Guava, RedisCluster } = api;
 var { PymemcacheRendezvous } = api;
 // Annotate the CommonJS export names for ESM import in node:
 0 && (module.exports = {
   ALGORITHMS,
+  BoundedLoad,
   BufferTooSmallError,
+  DEFAULT_BALANCE_FACTOR,
   DuplicateNodeIdError,
   ERRORS_BY_CODE,
   EmptyTopologyError,
   Guava,
+  HOT_KEYS_DEFAULTS,
+  HotKeys,
   InternalError,
   InvalidArgumentError,
   InvalidJsonError,
@@ -921,7 +1186,10 @@ var { PymemcacheRendezvous } = api;
   KeyrouteError,
   LIMITS,
   LIMITS_CEILING,
+  Lease,
   Libmemcached,
+  MAX_BALANCE_FACTOR,
+  MAX_SPLIT,
   Maglev,
   Modulo,
   MultiProbe,
@@ -955,5 +1223,7 @@ var { PymemcacheRendezvous } = api;
   diff,
   errorTable,
   fromNative,
-  redisSlot
+  redisSlot,
+  splitKey,
+  splitKeys
 });

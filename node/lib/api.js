@@ -5,22 +5,39 @@
 // JavaScript values, and native errors into the generated `KeyrouteError` classes.
 
 import { definePresets } from './generated/algorithms.js'
+import { DEFAULT_BALANCE_FACTOR, HOT_KEYS_DEFAULTS } from './generated/defaults.js'
 import * as errors from './generated/errors.js'
 import { bucketList, describe, isPlainObject, nodeLimit, nodeList, routerArgs, serverList, slotList } from './nodes.js'
 
-const { fromNative, InvalidParameterError, InvalidSpecError, InvalidTypeError } = errors
+const { fromNative, InvalidParameterError, InvalidSpecError, InvalidTypeError, NodeOutOfRangeError } = errors
 
 /** Keys per native call in `routeMany` (bounds the joined string a batch builds). */
 const CHUNK = 1 << 16
 
+/** Only `BoundedLoad.acquire` makes a `Lease`. */
+const LEASE = Symbol('keyroute.lease')
+
+/** A random read-spreading selector (a client id gives a stable one instead). */
+const randomSelector = () => Math.floor(Math.random() * 0x1_0000_0000)
+
+/** Bytes as the text they encode when they are UTF-8, else the bytes themselves. */
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
+function textOrBytes(bytes) {
+  try {
+    return utf8.decode(bytes)
+  } catch {
+    return bytes
+  }
+}
+
 /**
- * The API over one backend: `{ NativeRouter, NativeTransition, diff, errorTable, limitTable,
- * parseServer, redisSlot, routeIndex, handleOf }` from the addon or the WebAssembly module
- * (`routeIndex(handle, key)` is the per-key call; the addon makes it a plain Node-API function
- * over a handle).
+ * The API over one backend: `{ NativeRouter, NativeTransition, NativeBoundedLoad,
+ * NativeHotKeys, diff, errorTable, limitTable, parseServer, redisSlot, splitKeys, splitKey,
+ * routeIndex, handleOf }` from the addon or the WebAssembly module (`routeIndex(handle, key)`
+ * is the per-key call; the addon makes it a plain Node-API function over a handle).
  */
 export function makeApi(backend) {
-  const { NativeRouter, NativeTransition, routeIndex, handleOf } = backend
+  const { NativeRouter, NativeTransition, NativeBoundedLoad, NativeHotKeys, routeIndex, handleOf } = backend
   const table = backend.limitTable()
   /** The default limits, and the most each can be raised to (keyroute-bindings' `Limits`). */
   const LIMITS = Object.freeze(Object.fromEntries(table.map(([name, value]) => [name, value])))
@@ -83,6 +100,22 @@ export function makeApi(backend) {
     replicas(key, n) {
       try {
         return Array.from(this.#n.replicaIndices(key, n), (i) => this.#nodes[i])
+      } catch (e) {
+        throw fromNative(e)
+      }
+    }
+
+    /**
+     * Read spreading for a hot key: the id of one of its first `r` replicas (its owner and the
+     * next nodes of its preference order). With `client` (any stable id of the caller, a
+     * string or bytes) the same client always reads the same copy; without, each call picks
+     * one at random. Writes must reach all `r` copies (write or invalidate each), or a copy
+     * left behind serves stale reads; caches that keep no replicas can split the key instead
+     * (`splitKeys`, `splitKey`).
+     */
+    spread(key, r, client) {
+      try {
+        return this.#nodes[this.#n.spreadIndex(key, r, client ?? null, randomSelector())]
       } catch (e) {
         throw fromNative(e)
       }
@@ -385,6 +418,259 @@ export function makeApi(backend) {
   }
 
   /**
+   * Consistent hashing with bounded loads: each request goes to the first node of its key's
+   * preference order serving fewer than ⌈c · (total + 1) · weight / total weight⌉ requests,
+   * `total` being the requests in flight, so no node takes more than `c` times its share, and
+   * a key is served by its owner whenever the owner has room (keys go home as load falls).
+   * The router must have a replica order (jump and modulo have none:
+   * `ReplicasUnsupportedError`); its table is shared, not copied.
+   */
+  class BoundedLoad {
+    #b
+    #router
+    #index
+
+    constructor(router, c = DEFAULT_BALANCE_FACTOR) {
+      const native = nativeOf(router)
+      if (typeof c !== 'number') throw new InvalidTypeError(`the balance factor must be a number, not ${describe(c)}`)
+      try {
+        this.#b = new NativeBoundedLoad(native, c)
+      } catch (e) {
+        throw fromNative(e)
+      }
+      this.#router = router
+      this.#index = new Map(router.nodes.map((id, i) => [id, i]))
+    }
+
+    #position(node) {
+      const i = this.#index.get(node)
+      if (i === undefined) {
+        if (typeof node !== 'string') throw new InvalidTypeError(`a node id must be a string, not ${describe(node)}`)
+        throw new NodeOutOfRangeError(`no node ${JSON.stringify(node)} in this router`)
+      }
+      return i
+    }
+
+    /** `{node, rank, isHome}`: where `key` would go now, without taking a slot (rank 0: home). */
+    pick(key) {
+      let placed
+      try {
+        placed = this.#b.pick(key)
+      } catch (e) {
+        throw fromNative(e)
+      }
+      return { node: this.#router.nodes[placed[0]], rank: placed[1], isHome: placed[1] === 0 }
+    }
+
+    /** Places `key` and takes a slot on its node: the `Lease` gives it back on `release()`. */
+    acquire(key) {
+      let lease
+      try {
+        lease = this.#b.acquire(key)
+      } catch (e) {
+        throw fromNative(e)
+      }
+      return new Lease(LEASE, lease, this.#router.nodes[lease.node])
+    }
+
+    /** Requests in flight on `node` (an id). */
+    load(node) {
+      return this.#b.load(this.#position(node))
+    }
+
+    /** The most requests `node` (an id) may serve once one more arrives. */
+    capacity(node) {
+      return this.#b.capacity(this.#position(node))
+    }
+
+    /** Requests in flight over all nodes. */
+    get total() {
+      return this.#b.total
+    }
+
+    /** The balance factor `c`, as kept (three decimals). */
+    get factor() {
+      return this.#b.factor
+    }
+
+    /** The router it wraps. */
+    get router() {
+      return this.#router
+    }
+  }
+
+  /**
+   * A slot on a node, from `BoundedLoad.acquire`. `release()` gives it back (once: later calls
+   * return false); so does a `using` declaration, and, as a last resort, the garbage collector.
+   */
+  class Lease {
+    #l
+    #node
+
+    constructor(token, native, node) {
+      if (token !== LEASE) throw new InvalidTypeError('a Lease comes from BoundedLoad.acquire')
+      this.#l = native
+      this.#node = node
+    }
+
+    /** The id of the node serving the request. */
+    get node() {
+      return this.#node
+    }
+
+    /** Its position in the key's preference order (0: the key's owner). */
+    get rank() {
+      return this.#l.rank
+    }
+
+    /** Whether the key is served by its owner. */
+    get isHome() {
+      return this.#l.rank === 0
+    }
+
+    /** Whether the slot is still held. */
+    get held() {
+      return this.#l.held
+    }
+
+    /** Gives the slot back: true the first time, false after. */
+    release() {
+      return this.#l.release()
+    }
+  }
+  if (typeof Symbol.dispose === 'symbol') {
+    Object.defineProperty(Lease.prototype, Symbol.dispose, {
+      value() {
+        this.release()
+      },
+      writable: true,
+      configurable: true,
+    })
+  }
+
+  /**
+   * Which keys are hot, in fixed memory: a sketch of `width` counters a row (an estimate is
+   * never below the true count) and the `capacity` most counted keys as candidates for
+   * `top`, in `shards` parts. `decay()` halves every count: call it once a window and counts
+   * become recent traffic.
+   */
+  class HotKeys {
+    #h
+
+    constructor(options) {
+      const { width, capacity, shards } = hotKeysOptions(options)
+      try {
+        this.#h = new NativeHotKeys(width, capacity, shards)
+      } catch (e) {
+        throw fromNative(e)
+      }
+    }
+
+    /** Counts one observation of `key`; returns its estimate after it. */
+    observe(key) {
+      try {
+        return this.#h.observe(key)
+      } catch (e) {
+        throw fromNative(e)
+      }
+    }
+
+    /** The estimate of `key`'s decayed count (never below the true count). */
+    heat(key) {
+      try {
+        return this.#h.heat(key)
+      } catch (e) {
+        throw fromNative(e)
+      }
+    }
+
+    /**
+     * Whether `key` was seen at least `count` times, or makes at least `share` (0 to 1) of the
+     * observations (decayed): give exactly one of `{ count }` and `{ share }`.
+     */
+    isHot(key, by) {
+      if (by !== undefined && by !== null && !isPlainObject(by)) {
+        throw new InvalidTypeError(`isHot takes { count } or { share }, not ${describe(by)}`)
+      }
+      const { count, share } = by ?? {}
+      try {
+        if (count !== undefined && share === undefined) {
+          if (typeof count !== 'number') throw new InvalidTypeError(`count must be a number, not ${describe(count)}`)
+          if (!(Number.isInteger(count) && count >= 0 && count <= 0xffff_ffff)) {
+            throw new InvalidParameterError(`count must be an integer from 0 to 2^32 - 1, not ${count}`)
+          }
+          return this.#h.isHot(key, count)
+        }
+        if (share !== undefined && count === undefined) {
+          if (typeof share !== 'number') throw new InvalidTypeError(`share must be a number, not ${describe(share)}`)
+          if (!(share >= 0 && share <= 1)) throw new InvalidParameterError(`share must be from 0 to 1, not ${share}`)
+          return this.#h.isHotShare(key, share)
+        }
+      } catch (e) {
+        throw fromNative(e)
+      }
+      throw new InvalidParameterError('give exactly one of { count } and { share }')
+    }
+
+    /**
+     * The `k` most counted keys, most counted first: `{key, count}`, the key as text when its
+     * bytes are UTF-8 (every string key is), else as a Uint8Array.
+     */
+    top(k) {
+      let keys, counts
+      try {
+        ;[keys, counts] = this.#h.top(k)
+      } catch (e) {
+        throw fromNative(e)
+      }
+      return keys.map((key, i) => ({ key: textOrBytes(key), count: counts[i] }))
+    }
+
+    /** Halves every count. */
+    decay() {
+      this.#h.decay()
+    }
+
+    /** Observations counted (decayed with the counts). */
+    get total() {
+      return this.#h.total
+    }
+
+    /** Bytes the detector holds. */
+    get memoryBytes() {
+      return this.#h.memoryBytes
+    }
+  }
+
+  /**
+   * The `r` derived keys a hot key is written under when the cache keeps no replicas,
+   * `key#1` … `key#r` (text for a text key, else bytes); each routes on its own.
+   */
+  function splitKeys(key, r) {
+    let keys
+    try {
+      keys = backend.splitKeys(key, r)
+    } catch (e) {
+      throw fromNative(e)
+    }
+    return typeof key === 'string' ? keys.map((k) => utf8.decode(k)) : keys
+  }
+
+  /**
+   * The derived key to read a split hot key from: one of `splitKeys(key, r)`, the same for the
+   * same `client` (a string or bytes), random without one.
+   */
+  function splitKey(key, r, client) {
+    let derived
+    try {
+      derived = backend.splitKey(key, r, client ?? null, randomSelector())
+    } catch (e) {
+      throw fromNative(e)
+    }
+    return typeof key === 'string' ? utf8.decode(derived) : derived
+  }
+
+  /**
    * The Redis Cluster slot of `key`, as Redis computes it (`rule: 'redis'`, the default) or as
    * the npm `cluster-key-slot` package does (`rule: 'cluster_key_slot'`; they differ on keys
    * such as `foo{}{bar}`).
@@ -420,8 +706,13 @@ export function makeApi(backend) {
   return {
     Router,
     Transition,
+    BoundedLoad,
+    Lease,
+    HotKeys,
     diff,
     redisSlot,
+    splitKeys,
+    splitKey,
     errorTable: () => backend.errorTable(),
     LIMITS,
     LIMITS_CEILING,
@@ -451,6 +742,18 @@ function limitsJson(options) {
   } catch (e) {
     throw new InvalidTypeError(`limits cannot be written as JSON: ${e.message}`)
   }
+}
+
+/** `HotKeys`' options (`{ width, capacity, shards }`) with the defaults filled in. */
+function hotKeysOptions(options) {
+  if (options === undefined || options === null) return HOT_KEYS_DEFAULTS
+  if (!isPlainObject(options)) throw new InvalidTypeError(`options must be an object, not ${describe(options)}`)
+  for (const key of Object.keys(options)) {
+    if (!Object.hasOwn(HOT_KEYS_DEFAULTS, key)) {
+      throw new InvalidParameterError(`unknown HotKeys option ${JSON.stringify(key)} (width, capacity, shards)`)
+    }
+  }
+  return { ...HOT_KEYS_DEFAULTS, ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) }
 }
 
 /** A spec object as JSON text for the native layer, which validates it. */

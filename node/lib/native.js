@@ -19,7 +19,8 @@ try {
   )
 }
 
-export const { NativeRouter, NativeTransition, diff, errorTable, limitTable, parseServer, redisSlot } = addon
+export const { NativeRouter, NativeTransition, NativeBoundedLoad, NativeHotKeys, diff, errorTable, limitTable } = addon
+export const { parseServer, redisSlot, splitKeys, splitKey } = addon
 
 /** The per-key call, a plain Node-API function over a router handle (node/src/fast.rs). */
 export const routeIndex = addon.routeIndexFunction()

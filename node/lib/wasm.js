@@ -9,7 +9,9 @@ import { makeApi } from './api.js'
 const api = makeApi(backend)
 
 export const { Router, Transition, diff, redisSlot, errorTable, LIMITS, LIMITS_CEILING } = api
+export const { BoundedLoad, Lease, HotKeys, splitKeys, splitKey } = api
 export { ALGORITHMS } from './generated/algorithms.js'
+export { DEFAULT_BALANCE_FACTOR, MAX_BALANCE_FACTOR, HOT_KEYS_DEFAULTS, MAX_SPLIT } from './generated/defaults.js'
 export const { Ring, Jump, Rendezvous, Maglev, Slots, MultiProbe, Modulo, Libmemcached } = api
 export const { Spymemcached, Uhashring, NpmHashring, PythonHashRing, Nginx, Twemproxy, Guava, RedisCluster } = api
 export const { PymemcacheRendezvous, LibmemcachedModula, PythonMemcached, JavaHashCode } = api

@@ -1,8 +1,9 @@
 //! The native half of the npm package `keyroute`: keyroute-bindings for Node.js, through
-//! napi-rs. Its classes (`NativeRouter`, `NativeTransition`) are private building blocks; the
-//! public API is the JavaScript layer in `node/lib/`, which the WebAssembly backend (`wasm/`)
-//! serves too, with the same low-level surface. Everything that decides a route — parsing,
-//! validation, the key text policy, hashing, lookup — happens in keyroute-bindings.
+//! napi-rs. Its classes (`NativeRouter`, `NativeTransition`, `NativeBoundedLoad`, `NativeLease`,
+//! `NativeHotKeys`) are private building blocks; the public API is the JavaScript layer in
+//! `node/lib/`, which the WebAssembly backend (`wasm/`) serves too, with the same low-level
+//! surface. Everything that decides a route — parsing, validation, the key text policy,
+//! hashing, lookup — happens in keyroute-bindings.
 //!
 //! Errors leave as JavaScript `Error` objects carrying `code` (`"KR_…"`), `errno` (the table's
 //! number) and, for batches, `keyIndex`; the JavaScript layer turns them into the generated
@@ -11,11 +12,13 @@
 //! same, every exported function catches it (`#[napi(catch_unwind)]`, and `fast.rs` by hand)
 //! and throws a JavaScript error: unwinding out of a Node-API callback would abort the process.
 
+mod bounded;
 mod error;
 mod fast;
 mod keys;
 mod router;
 mod shared;
+mod spread;
 mod transition;
 
 use napi::bindgen_prelude::*;
@@ -23,7 +26,9 @@ use napi_derive::napi;
 
 use keyroute_bindings::{ErrorCode, Limits, NodeSpec};
 
+pub use bounded::{NativeBoundedLoad, NativeHotKeys, NativeLease};
 pub use router::{NativeArc, NativeDiff, NativeFlow, NativeOwnership, NativePieces, NativeRouter, diff};
+pub use spread::{split_key, split_keys};
 pub use transition::NativeTransition;
 
 /// `[code, name, category, description]` for every kind of the error table, in numeric order.

@@ -135,6 +135,22 @@ impl NativeRouter {
         Ok(Uint32Array::new(list))
     }
 
+    /// Read spreading: the position of the `selector mod r`-th of `key`'s first `r` replicas,
+    /// the selector being `client`'s (a string or bytes) or, without one, `random`.
+    #[napi(catch_unwind)]
+    pub fn spread_index(
+        &self,
+        env: Env,
+        key: Unknown<'_>,
+        r: Unknown<'_>,
+        client: Option<Unknown<'_>>,
+        random: f64,
+    ) -> Result<u32> {
+        let r = count(&env, &r, "the replica count")?;
+        let selector = crate::spread::selector(&env, client.as_ref(), random)?;
+        with_key(&env, &key, |k| self.inner.spread(k, r, selector))?.map_err(|e| throw(&env, &e))
+    }
+
     /// The slot `key` falls in (slot-table routers), or null.
     #[napi(catch_unwind)]
     pub fn slot(&self, env: Env, key: Unknown<'_>) -> Result<Option<u32>> {

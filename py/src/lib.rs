@@ -12,7 +12,7 @@ mod router;
 mod shared;
 mod transition;
 
-use keyroute_bindings::{Limits, NodeSpec};
+use keyroute_bindings::{Limits, NodeSpec, spread};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString};
 
@@ -33,28 +33,27 @@ fn parse_server(py: Python<'_>, address: &Bound<'_, PyString>) -> PyResult<(Stri
     Ok((node.host.unwrap_or_default(), node.port.unwrap_or_default()))
 }
 
-/// The stable read-spreading selector of a client id (`keyroute::spread::client_selector`).
+/// The stable read-spreading selector of a client id (`keyroute_bindings::spread`).
 #[pyfunction]
 #[pyo3(signature = (client, /))]
 fn client_selector(client: &Bound<'_, PyAny>) -> PyResult<u64> {
-    Ok(keyroute_bindings::core::spread::client_selector(&keys::key_bytes(client)?))
+    Ok(spread::client_selector(&keys::key_bytes(client)?))
 }
 
-/// The `index`-th (1-based) derived key of a split hot key, `key#index`
-/// (`keyroute::spread::split_key`).
+/// The `r` derived keys of a split hot key, `key#1` … `key#r`.
 #[pyfunction]
-#[pyo3(signature = (key, index, /))]
-fn split_key_at<'py>(py: Python<'py>, key: &Bound<'_, PyAny>, index: usize) -> PyResult<Bound<'py, PyBytes>> {
-    let key = keys::key_bytes(key)?;
-    let split = keyroute_bindings::core::spread::split_key(&key, index).map_err(|e| errors::to_py(py, &e.into()))?;
+#[pyo3(signature = (key, r, /))]
+fn split_keys<'py>(py: Python<'py>, key: &Bound<'_, PyAny>, r: usize) -> PyResult<Vec<Bound<'py, PyBytes>>> {
+    let keys = spread::split_keys(&keys::key_bytes(key)?, r).map_err(|e| errors::to_py(py, &e))?;
+    Ok(keys.iter().map(|k| PyBytes::new(py, k)).collect())
+}
+
+/// The derived key a reader with `selector` reads a key split into `r` from.
+#[pyfunction]
+#[pyo3(signature = (key, r, selector, /))]
+fn split_key<'py>(py: Python<'py>, key: &Bound<'_, PyAny>, r: usize, selector: u64) -> PyResult<Bound<'py, PyBytes>> {
+    let split = spread::split_key(&keys::key_bytes(key)?, r, selector).map_err(|e| errors::to_py(py, &e))?;
     Ok(PyBytes::new(py, &split))
-}
-
-/// Which copy (1-based) of a key split into `r` a reader with `selector` reads.
-#[pyfunction]
-#[pyo3(signature = (r, selector, /))]
-fn split_index(py: Python<'_>, r: usize, selector: u64) -> PyResult<usize> {
-    keyroute_bindings::core::spread::split_index(r, selector).map_err(|e| errors::to_py(py, &e.into()))
 }
 
 /// `limits` as a dict of its fields.
@@ -83,8 +82,8 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(error_table, m)?)?;
     m.add_function(wrap_pyfunction!(parse_server, m)?)?;
     m.add_function(wrap_pyfunction!(client_selector, m)?)?;
-    m.add_function(wrap_pyfunction!(split_key_at, m)?)?;
-    m.add_function(wrap_pyfunction!(split_index, m)?)?;
+    m.add_function(wrap_pyfunction!(split_keys, m)?)?;
+    m.add_function(wrap_pyfunction!(split_key, m)?)?;
     m.add("LIMITS", limits_dict(m.py(), &Limits::DEFAULT)?)?;
     m.add("LIMITS_CEILING", limits_dict(m.py(), &Limits::CEILING)?)?;
     Ok(())

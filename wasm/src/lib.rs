@@ -1,15 +1,23 @@
 //! The WebAssembly backend of the npm package `keyroute`: keyroute-bindings through
 //! wasm-bindgen, with the same low-level surface as the Node addon (`node/src`) —
-//! `NativeRouter`, `NativeTransition`, `diff`, `errorTable`, `parseServer`, `redisSlot` — so one
-//! JavaScript layer (`node/lib/api.js`) serves both. Every decision (parsing, validation, the
-//! key text policy, hashing, lookup, analysis) is made in keyroute-bindings.
+//! `NativeRouter`, `NativeTransition`, `NativeBoundedLoad`, `NativeLease`, `NativeHotKeys`,
+//! `diff`, `errorTable`, `parseServer`, `redisSlot`, `splitKeys`, `splitKey` — so one
+//! JavaScript layer (`node/lib/api.js`) serves both. There are no threads here: the bounded
+//! loads' atomics and the hot-key detector's shard locks are never contended. Every decision
+//! (parsing, validation, the key text policy, hashing, lookup, analysis) is made in
+//! keyroute-bindings.
 //!
 //! Errors leave as JavaScript `Error` objects with `code` (`"KR_…"`), `errno` and, for batches,
 //! `keyIndex`, exactly as the addon's. Nothing panics: the workspace denies every panicking
 //! construct (a panic would trap the instance), and arguments of any type are checked here.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use js_sys::{Array, JsString, Object, Reflect, Uint8Array};
-use keyroute_bindings::{Error, ErrorCode, Limits, NodeSpec, Router, Transition, analysis, keys};
+use keyroute_bindings::bounded::{self, BoundedLoad};
+use keyroute_bindings::hotkeys::SharedHotKeys;
+use keyroute_bindings::{Error, ErrorCode, Limits, NodeSpec, Router, Transition, analysis, keys, spread};
 use wasm_bindgen::prelude::*;
 
 type JsResult<T> = Result<T, JsValue>;
@@ -147,10 +155,10 @@ fn ids(n: usize, id: impl Fn(u32) -> Option<String>) -> Vec<String> {
     (0..n as u32).map(|i| id(i).unwrap_or_default()).collect()
 }
 
-/// A built router.
+/// A built router (shared with the bounded loads built over it, without copying its table).
 #[wasm_bindgen]
 pub struct NativeRouter {
-    inner: Router,
+    inner: Arc<Router>,
 }
 
 #[wasm_bindgen]
@@ -162,7 +170,7 @@ impl NativeRouter {
     #[wasm_bindgen(constructor)]
     pub fn new(spec: JsValue, limits: JsValue) -> JsResult<NativeRouter> {
         let limits = limits_of(&limits)?;
-        Ok(Self { inner: build(&spec, &limits)? })
+        Ok(Self { inner: Arc::new(build(&spec, &limits)?) })
     }
 
     /// The position of the node that owns `key`.
@@ -176,6 +184,15 @@ impl NativeRouter {
     pub fn replica_indices(&self, key: JsValue, n: JsValue) -> JsResult<Vec<u32>> {
         let n = count(&n, "the replica count")?;
         with_key(&key, |k| self.inner.replica_list(k, n))?.map_err(|e| js_error(&e))
+    }
+
+    /// Read spreading: the position of the `selector mod r`-th of `key`'s first `r` replicas,
+    /// the selector being `client`'s (a string or bytes) or, without one, `random`.
+    #[wasm_bindgen(js_name = spreadIndex)]
+    pub fn spread_index(&self, key: JsValue, r: JsValue, client: JsValue, random: f64) -> JsResult<u32> {
+        let r = count(&r, "the replica count")?;
+        let selector = selector(&client, random)?;
+        with_key(&key, |k| self.inner.spread(k, r, selector))?.map_err(|e| js_error(&e))
     }
 
     /// The slot `key` falls in (slot-table routers), or undefined.
@@ -360,7 +377,7 @@ impl NativeTransition {
     /// A transition from `from` to `to` at `progress` in [0, 1].
     #[wasm_bindgen(constructor)]
     pub fn new(from: &NativeRouter, to: &NativeRouter, progress: f64) -> JsResult<NativeTransition> {
-        let inner = Transition::new(from.inner.clone(), to.inner.clone(), progress).map_err(|e| js_error(&e))?;
+        let inner = Transition::new((*from.inner).clone(), (*to.inner).clone(), progress).map_err(|e| js_error(&e))?;
         Ok(Self { inner })
     }
 
@@ -463,4 +480,206 @@ pub fn redis_slot(key: JsValue, rule: u32) -> JsResult<u32> {
         _ => keyroute_bindings::core::presets::HashTagRule::ClusterKeySlot,
     };
     with_key(&key, |k| rule.slot(k))
+}
+
+/// The selector of `client` (a string or bytes, by the key text policy), or `random` (an
+/// integer the JavaScript side drew) when `client` is undefined or null.
+fn selector(client: &JsValue, random: f64) -> JsResult<u64> {
+    if client.is_undefined() || client.is_null() {
+        // A draw in 0..2^32 from JavaScript; anything else is clamped by the cast.
+        return Ok(random as u64);
+    }
+    with_key(client, spread::client_selector)
+}
+
+/// The `r` derived keys `key#1` … `key#r` a hot key is written under, as bytes.
+#[wasm_bindgen(js_name = splitKeys)]
+pub fn split_keys(key: JsValue, r: JsValue) -> JsResult<Array> {
+    let r = count(&r, "the number of copies")?;
+    let keys = with_key(&key, |k| spread::split_keys(k, r))?.map_err(|e| js_error(&e))?;
+    Ok(keys.iter().map(|k| JsValue::from(Uint8Array::from(k.as_slice()))).collect())
+}
+
+/// The derived key a reader reads a split hot key from: by `client`'s selector, or `random`.
+#[wasm_bindgen(js_name = splitKey)]
+pub fn split_key(key: JsValue, r: JsValue, client: JsValue, random: f64) -> JsResult<Uint8Array> {
+    let r = count(&r, "the number of copies")?;
+    let selector = selector(&client, random)?;
+    let key = with_key(&key, |k| spread::split_key(k, r, selector))?.map_err(|e| js_error(&e))?;
+    Ok(Uint8Array::from(key.as_slice()))
+}
+
+fn core_error(e: keyroute_bindings::core::Error) -> JsValue {
+    js_error(&Error::from(e))
+}
+
+/// A router whose keys go to the first node of their preference order with room.
+#[wasm_bindgen]
+pub struct NativeBoundedLoad {
+    inner: Arc<BoundedLoad>,
+}
+
+#[wasm_bindgen]
+impl NativeBoundedLoad {
+    /// Bounded loads over `router` with balance factor `c` (1 to 1000).
+    #[wasm_bindgen(constructor)]
+    pub fn new(router: &NativeRouter, c: f64) -> JsResult<NativeBoundedLoad> {
+        let inner = bounded::bounded(Arc::clone(&router.inner), c).map_err(|e| js_error(&e))?;
+        Ok(Self { inner: Arc::new(inner) })
+    }
+
+    /// `[node, rank]` where `key` would go now, without taking a slot (rank 0: its owner).
+    pub fn pick(&self, key: JsValue) -> JsResult<Vec<u32>> {
+        let pick = with_key(&key, |k| self.inner.pick(k))?.map_err(core_error)?;
+        Ok(vec![pick.node, pick.rank])
+    }
+
+    /// Places `key` and takes a slot on its node until the lease is released (or collected).
+    pub fn acquire(&self, key: JsValue) -> JsResult<NativeLease> {
+        let pick = with_key(&key, |k| self.inner.acquire_raw(k))?.map_err(core_error)?;
+        Ok(NativeLease {
+            bounded: Arc::clone(&self.inner),
+            node: pick.node,
+            rank: pick.rank,
+            held: AtomicBool::new(true),
+        })
+    }
+
+    /// Requests in flight on the node at `node` (a position in the router's nodes).
+    pub fn load(&self, node: u32) -> u32 {
+        self.inner.load(node)
+    }
+
+    /// The most requests the node at `node` may serve once one more arrives.
+    pub fn capacity(&self, node: u32) -> u32 {
+        self.inner.capacity(node, self.inner.total().saturating_add(1))
+    }
+
+    /// Requests in flight over all nodes.
+    #[wasm_bindgen(getter)]
+    pub fn total(&self) -> u32 {
+        self.inner.total()
+    }
+
+    /// The balance factor `c`, as kept (three decimals).
+    #[wasm_bindgen(getter)]
+    pub fn factor(&self) -> f64 {
+        self.inner.factor()
+    }
+}
+
+/// A slot on a node, given back exactly once: by `release()`, or when the lease is collected
+/// (wasm-bindgen frees collected objects through a `FinalizationRegistry`).
+#[wasm_bindgen]
+pub struct NativeLease {
+    bounded: Arc<BoundedLoad>,
+    node: u32,
+    rank: u32,
+    held: AtomicBool,
+}
+
+impl NativeLease {
+    fn give_back(&self) -> bool {
+        self.held.swap(false, Ordering::AcqRel) && self.bounded.release(self.node).is_ok()
+    }
+}
+
+#[wasm_bindgen]
+impl NativeLease {
+    /// The node serving the request (its position in the router's nodes).
+    #[wasm_bindgen(getter)]
+    pub fn node(&self) -> u32 {
+        self.node
+    }
+
+    /// Its position in the key's preference order (0: the key's owner).
+    #[wasm_bindgen(getter)]
+    pub fn rank(&self) -> u32 {
+        self.rank
+    }
+
+    /// Whether the slot is still held.
+    #[wasm_bindgen(getter)]
+    pub fn held(&self) -> bool {
+        self.held.load(Ordering::Acquire)
+    }
+
+    /// Gives the slot back: true the first time, false after.
+    pub fn release(&self) -> bool {
+        self.give_back()
+    }
+}
+
+impl Drop for NativeLease {
+    fn drop(&mut self) {
+        self.give_back();
+    }
+}
+
+/// A bounded-memory hot-key detector.
+#[wasm_bindgen]
+pub struct NativeHotKeys {
+    inner: SharedHotKeys,
+}
+
+#[wasm_bindgen]
+impl NativeHotKeys {
+    /// `shards` shards with `width` sketch counters a row and `capacity` candidate keys in all.
+    #[wasm_bindgen(constructor)]
+    pub fn new(width: JsValue, capacity: JsValue, shards: JsValue) -> JsResult<NativeHotKeys> {
+        let width = count(&width, "the sketch width")?;
+        let capacity = count(&capacity, "the candidate capacity")?;
+        let shards = count(&shards, "the shard count")?;
+        Ok(Self { inner: SharedHotKeys::new(width, capacity, shards).map_err(|e| js_error(&e))? })
+    }
+
+    /// Counts one observation of `key`; returns its estimate after it.
+    pub fn observe(&self, key: JsValue) -> JsResult<u32> {
+        with_key(&key, |k| self.inner.observe(k))?.map_err(|e| js_error(&e))
+    }
+
+    /// The estimate of `key`'s decayed count (never below the true count).
+    pub fn heat(&self, key: JsValue) -> JsResult<u32> {
+        with_key(&key, |k| self.inner.heat(k))
+    }
+
+    /// Whether `key`'s estimate is at least `count`.
+    #[wasm_bindgen(js_name = isHot)]
+    pub fn is_hot(&self, key: JsValue, count: u32) -> JsResult<bool> {
+        with_key(&key, |k| self.inner.is_hot(k, count))
+    }
+
+    /// Whether `key`'s estimate is at least `share` of all observations.
+    #[wasm_bindgen(js_name = isHotShare)]
+    pub fn is_hot_share(&self, key: JsValue, share: f64) -> JsResult<bool> {
+        with_key(&key, |k| self.inner.is_hot_share(k, share))
+    }
+
+    /// The `k` most counted keys, most counted first: `[keys, counts]`.
+    pub fn top(&self, k: JsValue) -> JsResult<Array> {
+        let k = count(&k, "k")?;
+        let (keys, counts): (Array, Vec<u32>) = {
+            let top = self.inner.top(k);
+            let keys: Array = top.iter().map(|(key, _)| JsValue::from(Uint8Array::from(key.as_slice()))).collect();
+            (keys, top.iter().map(|&(_, n)| n).collect())
+        };
+        Ok([JsValue::from(keys), JsValue::from(counts)].into_iter().collect())
+    }
+
+    /// Halves every count.
+    pub fn decay(&self) {
+        self.inner.decay();
+    }
+
+    /// Observations counted (decayed with the counts).
+    #[wasm_bindgen(getter)]
+    pub fn total(&self) -> f64 {
+        self.inner.total() as f64
+    }
+
+    /// Bytes held by the detector.
+    #[wasm_bindgen(getter, js_name = memoryBytes)]
+    pub fn memory_bytes(&self) -> f64 {
+        self.inner.memory_bytes() as f64
+    }
 }

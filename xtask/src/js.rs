@@ -17,6 +17,8 @@ pub fn outputs() -> Vec<Output> {
         Output { path: "node/lib/generated/errors.d.ts", content: errors_dts() },
         Output { path: "node/lib/generated/algorithms.js", content: algorithms_js() },
         Output { path: "node/lib/generated/algorithms.d.ts", content: algorithms_dts() },
+        Output { path: "node/lib/generated/defaults.js", content: defaults_js() },
+        Output { path: "node/lib/generated/defaults.d.ts", content: defaults_dts() },
         Output { path: "node/lib/index.js", content: entry("native", "./native.js") },
         Output { path: "node/lib/wasm.js", content: entry("WebAssembly, in Node.js", "./wasm-node.js") },
         Output {
@@ -347,6 +349,46 @@ fn algorithms_dts() -> String {
     out
 }
 
+/// The defaults and bounds of bounded loads, hot keys and split keys, from the core and the
+/// bindings (the native layer enforces the bounds; these are for documentation and defaults).
+fn defaults_js() -> String {
+    use keyroute_bindings::{core, hotkeys, spread};
+    let mut out = String::from(HEADER);
+    out.push_str(&format!(
+        "// The defaults and bounds of bounded loads, hot keys and split keys.\n\n\
+         /** `BoundedLoad`'s balance factor `c` unless one is given. */\n\
+         export const DEFAULT_BALANCE_FACTOR = {}\n\n\
+         /** The largest balance factor `BoundedLoad` takes (the smallest is 1). */\n\
+         export const MAX_BALANCE_FACTOR = {}\n\n\
+         /** `HotKeys`' options unless others are given (about 190 KB in all). */\n\
+         export const HOT_KEYS_DEFAULTS = Object.freeze({{ width: {}, capacity: {}, shards: {} }})\n\n\
+         /** The most derived keys `splitKeys` splits a key into. */\n\
+         export const MAX_SPLIT = {}\n",
+        core::DEFAULT_BALANCE_FACTOR,
+        core::MAX_BALANCE_FACTOR,
+        hotkeys::DEFAULT_WIDTH,
+        hotkeys::DEFAULT_CAPACITY,
+        hotkeys::DEFAULT_SHARDS,
+        spread::MAX_SPLIT,
+    ));
+    out
+}
+
+fn defaults_dts() -> String {
+    let mut out = String::from(HEADER);
+    out.push_str(
+        "/** `BoundedLoad`'s balance factor `c` unless one is given. */\n\
+         export declare const DEFAULT_BALANCE_FACTOR: number\n\
+         /** The largest balance factor `BoundedLoad` takes (the smallest is 1). */\n\
+         export declare const MAX_BALANCE_FACTOR: number\n\
+         /** `HotKeys`' options unless others are given. */\n\
+         export declare const HOT_KEYS_DEFAULTS: Readonly<{ width: number; capacity: number; shards: number }>\n\
+         /** The most derived keys `splitKeys` splits a key into. */\n\
+         export declare const MAX_SPLIT: number\n",
+    );
+    out
+}
+
 fn entry(what: &str, backend: &str) -> String {
     let mut out = String::from(HEADER);
     let presets = registry::algorithms().map(|a| a.class_name).collect::<Vec<_>>();
@@ -356,7 +398,9 @@ fn entry(what: &str, backend: &str) -> String {
          import * as backend from '{backend}'\nimport {{ makeApi }} from './api.js'\n\n\
          const api = makeApi(backend)\n\n\
          export const {{ Router, Transition, diff, redisSlot, errorTable, LIMITS, LIMITS_CEILING }} = api\n\
-         export {{ ALGORITHMS }} from './generated/algorithms.js'\n"
+         export const {{ BoundedLoad, Lease, HotKeys, splitKeys, splitKey }} = api\n\
+         export {{ ALGORITHMS }} from './generated/algorithms.js'\n\
+         export {{ DEFAULT_BALANCE_FACTOR, MAX_BALANCE_FACTOR, HOT_KEYS_DEFAULTS, MAX_SPLIT }} from './generated/defaults.js'\n"
     ));
     for chunk in presets.chunks(8) {
         out.push_str(&format!("export const {{ {} }} = api\n", chunk.join(", ")));

@@ -1,10 +1,12 @@
-// `node:test` in Chromium: the `test(name, fn)` the shared test files use, run in order once
-// the page has imported them (see index.html), with results for the runner to read.
+// `node:test` in Chromium: the `test(name, [options,] fn)` the shared test files use (of the
+// options, `skip`), run in order once the page has imported them (see index.html), with results
+// for the runner to read.
 
 const tests = []
 
-export default function test(name, fn) {
-  tests.push({ name, fn })
+export default function test(name, options, fn) {
+  if (typeof options === 'function') [options, fn] = [{}, options]
+  tests.push({ name, fn: options?.skip ? () => {} : fn })
 }
 export { test }
 

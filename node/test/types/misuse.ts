@@ -1,7 +1,7 @@
 // Misuse the declarations must catch: every line marked `// E` is a type error (node/test.sh
 // checks that tsc reports exactly these lines).
 
-import { Libmemcached, LIMITS, Ring, Router } from 'keyroute'
+import { BoundedLoad, HotKeys, Lease, Libmemcached, LIMITS, Ring, Router, splitKeys } from 'keyroute'
 
 const ring = new Ring(['a'])
 ring.route(42) // E
@@ -15,4 +15,13 @@ new Router('{}', { limits: { max_nodes: '10' } }) // E
 new Router(new Uint16Array(2)) // E
 LIMITS.max_nodes = 1 // E
 const f: number = ring.fingerprint // E
-console.log(n, f)
+new BoundedLoad(ring, '1.25') // E
+new BoundedLoad({}) // E
+new Lease() // E
+new BoundedLoad(ring).load(0) // E
+new HotKeys({ size: 10 }) // E
+new HotKeys().isHot('k', { count: 1, share: 0.5 }) // E
+new HotKeys().isHot('k') // E
+ring.spread('k', 2, 42) // E
+const part: number = splitKeys('k', 2)[0] // E
+console.log(n, f, part)

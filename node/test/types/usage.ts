@@ -2,6 +2,13 @@
 // (node/test.sh), against the shipped declarations (index.d.ts, resolved through "exports").
 
 import {
+  BoundedLoad,
+  DEFAULT_BALANCE_FACTOR,
+  HotKeys,
+  type Lease,
+  type Pick,
+  splitKey,
+  splitKeys,
   diff,
   type Diff,
   InvalidUtf8Error,
@@ -55,4 +62,20 @@ try {
   if (e instanceof KeyrouteError) console.log(e.kind, e.category, e.keyIndex)
 }
 
+const bounded = new BoundedLoad(ring, DEFAULT_BALANCE_FACTOR)
+const lease: Lease = bounded.acquire('user:42')
+const leaseNode: string = lease.node
+const released: boolean = lease.release()
+const pick: Pick = bounded.pick(Buffer.from('k'))
+const load: number = bounded.load(pick.node) + bounded.capacity('cache-a') + bounded.total + bounded.factor
+const hot = new HotKeys({ width: 4096 })
+const estimate: number = hot.observe('k') + hot.heat(new Uint8Array(1))
+const isHot: boolean = hot.isHot('k', { count: 10 }) || hot.isHot('k', { share: 0.1 })
+const top: Array<{ key: string | Uint8Array; count: number }> = hot.top(10)
+const spread: string = ring.spread('k', 2, 'web-1') + ring.spread('k', 2)
+const parts: string[] = splitKeys('k', 3)
+const partBytes: Uint8Array[] = splitKeys(new Uint8Array(1), 3)
+const part: string = splitKey('k', 3, 'web-1')
+
 console.log(id, bytes, replicas, many, packed, fp, node, slot, share, moved, placed, lm, s, got, big, fromBytes, buckets)
+console.log(leaseNode, released, load, estimate, isHot, top, spread, parts, partBytes, part, hot.total, hot.memoryBytes)

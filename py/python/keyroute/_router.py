@@ -27,7 +27,7 @@ from typing import (
 )
 
 from . import _native
-from ._errors import InvalidParameterError, InvalidSpecError, InvalidTypeError
+from ._errors import InvalidSpecError, InvalidTypeError
 
 if TYPE_CHECKING:
     import numpy as np
@@ -126,15 +126,13 @@ def _selector(client: Optional[Key]) -> int:
 def split_keys(key: Key, r: int) -> List[bytes]:
     """The ``r`` derived keys a hot key is written under when the cache keeps no replicas:
     ``key#1`` … ``key#r``; each routes on its own, so they land on different nodes."""
-    if r < 1:
-        raise InvalidParameterError("split a key into at least one copy")
-    return [_native.split_key_at(key, i) for i in range(1, r + 1)]
+    return _native.split_keys(key, r)
 
 
 def split_key(key: Key, r: int, client: Optional[Key] = None) -> bytes:
     """The derived key to read a split hot key from: one of ``split_keys(key, r)``, the same
     for the same ``client`` (on every surface), random without one."""
-    return _native.split_key_at(key, _native.split_index(r, _selector(client)))
+    return _native.split_key(key, r, _selector(client))
 
 
 class Router(_native.Router):
