@@ -9,7 +9,7 @@ export CARGO_TERM_COLOR ?= never
 
 .PHONY: all help setup demo test check lint codegen codegen-check test-rust nostd doc test-naive test-peers \
 	test-ffi test-py test-js test-fuzz-smoke test-miri-quick miri fuzz test-cross wasm playground install bench \
-	dist test-dist vectors conformance-peers fmt clean
+	dist test-dist test-msrv vectors conformance-peers fmt clean
 
 all: test
 
@@ -68,6 +68,9 @@ dist: setup ## Every release artifact into dist/ (wheel, sdist, npm, C tarball, 
 
 test-dist: setup ## Every artifact in dist/ installed from itself in a clean place, no Rust on PATH.
 	scripts/dist/test.sh dist
+
+test-msrv: ## The published crates build with their rust-version (1.88), the core not with the release before.
+	scripts/msrv.sh
 
 test-fuzz-smoke: ## Every committed fuzz reproducer, then each fuzz target for 15 s from its seeds.
 	scripts/fuzz.sh smoke

@@ -576,13 +576,15 @@ fn the_exit_status_table_is_in_the_help_and_the_readme() {
     let table: Vec<&str> =
         help.lines().skip_while(|l| *l != "Exit status:").skip(1).take_while(|l| l.starts_with("  ")).collect();
     assert_eq!(table.len(), 6, "{help}");
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
-    for (status, line) in table.iter().enumerate() {
-        let line = line.trim_start();
-        assert!(line.starts_with(&format!("{status}  ")), "{line}");
-        let meaning = line.split_once("  ").unwrap().1.trim();
-        let row = format!("| {status} | {meaning} |");
-        assert!(readme.contains(&row), "cli/README.md lacks the row {row:?}");
+    for name in ["cli/README.md", "README.md"] {
+        let readme = std::fs::read_to_string(format!("{}/../{name}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+        for (status, line) in table.iter().enumerate() {
+            let line = line.trim_start();
+            assert!(line.starts_with(&format!("{status}  ")), "{line}");
+            let meaning = line.split_once("  ").unwrap().1.trim();
+            let row = format!("| {status} | {meaning} |");
+            assert!(readme.contains(&row), "{name} lacks the row {row:?}");
+        }
     }
 }
 

@@ -48,10 +48,8 @@ struct Job {
 enum Want {
     /// The node(s), and the slot column when the algorithm places keys in slots.
     Node(Vec<u8>, Option<u64>),
-    Error {
-        name: String,
-        code: u64,
-    },
+    /// `usage`: the error is in an option's value (`--limits`, `--replicas`): status 2.
+    Error { name: String, code: u64, usage: bool },
 }
 
 /// The exit status the CLI documents for an error kind raised by data (`keyroute --help`).
@@ -96,7 +94,13 @@ fn job(file: &str, file_spec: Option<&Value>, case: &Value) -> Result<Job, &'sta
         Some(Err(_)) => return Err("key_utf16 that is not well-formed UTF-16: no UTF-8 bytes to pass"),
     };
     let want = match (case.get("error").and_then(Value::as_str), case.get("code").and_then(Value::as_u64)) {
-        (Some(name), Some(code)) => Want::Error { name: name.to_string(), code },
+        (Some(name), Some(code)) => {
+            // Limits that are not limits, or more replicas than nodes, are wrong option values.
+            let bad_limits =
+                common::case_limits(case).is_some_and(|l| keyroute_bindings::Limits::from_json(&l).is_err());
+            let usage = bad_limits || name == "replicas_exceed_nodes";
+            Want::Error { name: name.to_string(), code, usage }
+        }
         (Some(name), None) => panic!("{file} {id}: error {name} without a code"),
         (None, _) => {
             let node = case["node"].as_str().unwrap_or_else(|| panic!("{file} {id}: neither node nor error"));
@@ -188,9 +192,9 @@ fn run(dir: &Path, index: usize, job: &Job) -> Result<(), String> {
                 return Err(format!("routed, but stderr: {}", shown(&out.stderr)));
             }
         }
-        Want::Error { name, code } => {
+        Want::Error { name, code, usage } => {
             let want = format!("error {name} (code {code})");
-            if out.status.code() != Some(exit_status(name)) {
+            if out.status.code() != Some(if *usage { 2 } else { exit_status(name) }) {
                 return Err(format!(
                     "expected {want}, got status {:?}, stdout {:?}, stderr {:?}",
                     out.status,
