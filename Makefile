@@ -63,7 +63,7 @@ test-py: ## Python: pip install ./py in a fresh venv, mypy, stubtest, pytest (li
 test-js: ## JavaScript: the addon and WebAssembly, shared tests, live npm peers, Chromium, tsc, installs.
 	node/test.sh
 
-dist: setup ## Every release artifact into dist/ (wheel, sdist, npm, C tarball, jar, CLI), with SHA256SUMS.
+dist: setup ## Every release artifact into dist/ (wheel, sdist, npm, C tarball, jar, CLI, crates), with SHA256SUMS.
 	scripts/dist/build.sh dist
 
 test-dist: setup ## Every artifact in dist/ installed from itself in a clean place, no Rust on PATH.

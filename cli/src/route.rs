@@ -36,6 +36,7 @@ Input (--input; the same for keys given as arguments and on stdin, one key per l
   ndjson  each line is one JSON value: a string (the key's UTF-8), or an object with
           \"key\" (a string) or \"key_hex\" (hex bytes, for keys that are not UTF-8); other
           fields are ignored, so --json output can be routed again
+
 Output: one line per key, `key<TAB>node` (with --replicas N: `key<TAB>node1<TAB>…<TAB>nodeN`,
 in preference order); the key is written as the input mode writes it (raw, hex, or one JSON
 value), so the first column is input for the same mode. Slot-based algorithms (slots,
@@ -154,7 +155,7 @@ fn unhex(text: &[u8], out: &mut Vec<u8>) -> std::result::Result<(), DecodeError>
         b'A'..=b'F' => Some(c - b'A' + 10),
         _ => None,
     };
-    if text.len() % 2 != 0 {
+    if !text.len().is_multiple_of(2) {
         return Err((ErrorCode::InvalidKey, format!("not hex: an odd number of digits ({})", text.len())));
     }
     out.reserve(text.len() / 2);

@@ -6,7 +6,7 @@
 //! `hex<TAB>node` (`hex<TAB>slot<TAB>node` for slot-based algorithms) and exit 0; an error case
 //! must exit with its class's status (3 for bad data, 4 for I/O, …) with nothing on stdout and
 //! one stderr line naming the error and its code, never a panic. The cases of every vector file
-//! that give a key's `slot` run the same way, slot and node checked.
+//! that give a key's `slot` are routed file by file, slot and node checked.
 //!
 //! Cases are read by the conformance runner's own loading contract
 //! (`bindings/tests/common/mod.rs`). What a byte stream cannot carry is skipped and counted:
@@ -307,10 +307,51 @@ fn every_other_file_error_cases() {
     check("error cases of the other vector files", "errors", &files, |c| c.get("error").is_some());
 }
 
+/// The cases of every vector file that record a key's `slot`: each file's keys go through one
+/// `route --input hex` process (these files share one spec per file), and every line must be
+/// `hex<TAB>slot<TAB>node` as recorded.
 #[test]
 fn every_slot_case() {
     let paths = common::vector_files();
     let files: Vec<_> = paths.iter().filter_map(|p| read(p, "\"slot\"")).collect();
     assert!(files.len() >= 3, "the corpus has Redis Cluster slot files");
-    check("cases with a slot", "slots", &files, |c| c.get("slot").is_some() && c.get("node").is_some());
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("keyroute-cli-hostile").join("slots");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut total = 0;
+    for (name, spec, cases) in &files {
+        let cases: Vec<&Value> = cases.iter().filter(|c| c.get("slot").is_some()).collect();
+        let spec = spec.as_ref().unwrap_or_else(|| panic!("{name}: slot cases without a file spec"));
+        let (mut stdin, mut want) = (String::new(), String::new());
+        for case in &cases {
+            let id = case["id"].as_str().unwrap();
+            assert!(case.get("spec").is_none() && case.get("limits").is_none(), "{name} {id}: the file's spec only");
+            let key = common::case_key(case).unwrap_or_else(|| panic!("{name} {id}: no key")).unwrap();
+            let node = case["node"].as_str().unwrap_or_else(|| panic!("{name} {id}: no node"));
+            stdin.push_str(&hex(&key));
+            stdin.push('\n');
+            want.push_str(&format!("{}\t{}\t{node}\n", hex(&key), case["slot"].as_u64().unwrap()));
+        }
+        let path = dir.join(name);
+        std::fs::write(&path, spec.to_string()).unwrap();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_keyroute"))
+            .args(["route", "--input", "hex", "-t"])
+            .arg(&path)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut input = child.stdin.take().unwrap();
+        let writer = std::thread::spawn(move || input.write_all(stdin.as_bytes()));
+        let out = child.wait_with_output().unwrap();
+        writer.join().unwrap().unwrap();
+        assert!(out.status.success(), "{name}: {}", shown(&out.stderr));
+        let got = String::from_utf8(out.stdout).unwrap();
+        for (g, w) in got.lines().zip(want.lines()) {
+            assert_eq!(g, w, "{name}");
+        }
+        assert_eq!(got.lines().count(), cases.len(), "{name}");
+        total += cases.len();
+    }
+    println!("cases with a slot: {total} in {} files, slot and node as recorded", files.len());
 }

@@ -12,7 +12,7 @@ out=$(cd "$out" && pwd)
 version=$(scripts/dist/version.sh)
 crates=(keyroute keyroute-bindings keyroute-cli)
 
-# Path dependencies must carry the version (crates.io needs one) and it must be the workspace's.
+# Path dependencies must carry the version (a published crate needs one) and it must be the workspace's.
 bad=$(grep -hE '^keyroute(-bindings)? = \{.*path = ' core/Cargo.toml bindings/Cargo.toml cli/Cargo.toml \
   | grep -v "version = \"$version\"" || true)
 if [[ -n $bad ]]; then
@@ -23,7 +23,9 @@ fi
 
 # Offline when every dependency is already in cargo's cache (after any build of the workspace);
 # online only when cargo says the offline run lacked something to download.
-args=(package --locked)
+# --allow-dirty: `make test` packages a working tree with uncommitted edits too (cargo records
+# that in each crate's .cargo_vcs_info.json); a release is cut from a clean checkout.
+args=(package --locked --allow-dirty)
 for c in "${crates[@]}"; do args+=(-p "$c"); done
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT

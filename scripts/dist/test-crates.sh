@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make test-dist` for the Rust crates (cargo itself built and verified each one in
 # scripts/dist/build-crates.sh): with no Rust toolchain on PATH, each DIST/<name>-<version>.crate
-# unpacks in a clean folder and holds what a crates.io user needs and nothing of the repository
+# unpacks in a clean folder and holds what a user of the published crate needs and nothing of the repository
 # it cannot use: its sources, licences and readme, a manifest with the workspace's version, the
 # declared minimum Rust version, and versioned (not path) dependencies on its siblings; no
 # tests, benches or scripts that need the rest of the repository.
