@@ -96,13 +96,13 @@ pub fn run(args: &RouteArgs) -> Result<()> {
     let stdout = io::stdout();
     let mut sink = stdout.lock();
     if args.keys.is_empty() {
-        let mut decoded = Vec::new();
+        let mut decoded = Decoded::default();
         input::for_each_batch(io::stdin().lock(), |lines, first| {
             if args.input == InputMode::Lines {
                 out.batch(&router, lines, first, "line")?;
             } else {
                 decode_all(args.input, lines, first, "line", &mut decoded)?;
-                let keys: Vec<&[u8]> = decoded.iter().map(Vec::as_slice).collect();
+                let keys = decoded.keys();
                 out.batch(&router, &keys, first, "line")?;
             }
             out.flush_if_full(&mut sink)
@@ -112,9 +112,9 @@ pub fn run(args: &RouteArgs) -> Result<()> {
         if args.input == InputMode::Lines {
             out.batch(&router, &lines, 1, "argument")?;
         } else {
-            let mut decoded = Vec::new();
+            let mut decoded = Decoded::default();
             decode_all(args.input, &lines, 1, "argument", &mut decoded)?;
-            let keys: Vec<&[u8]> = decoded.iter().map(Vec::as_slice).collect();
+            let keys = decoded.keys();
             out.batch(&router, &keys, 1, "argument")?;
         }
     }
@@ -123,24 +123,47 @@ pub fn run(args: &RouteArgs) -> Result<()> {
     Ok(())
 }
 
-/// Decodes a batch of hex or NDJSON lines into `out` (reusing its buffers).
-fn decode_all(mode: InputMode, lines: &[&[u8]], first: u64, origin: &str, out: &mut Vec<Vec<u8>>) -> Result<()> {
-    out.resize_with(lines.len(), Vec::new);
-    for (i, (line, key)) in lines.iter().zip(out.iter_mut()).enumerate() {
-        key.clear();
+/// A batch of decoded keys, back to back in one buffer (reused from batch to batch).
+#[derive(Default)]
+struct Decoded {
+    bytes: Vec<u8>,
+    /// Where each key ends in `bytes`.
+    ends: Vec<usize>,
+}
+
+impl Decoded {
+    /// The keys, in order.
+    fn keys(&self) -> Vec<&[u8]> {
+        let mut start = 0;
+        self.ends
+            .iter()
+            .map(|&end| {
+                let key = self.bytes.get(start..end).unwrap_or_default();
+                start = end;
+                key
+            })
+            .collect()
+    }
+}
+
+/// Decodes a batch of hex or NDJSON lines into `out`.
+fn decode_all(mode: InputMode, lines: &[&[u8]], first: u64, origin: &str, out: &mut Decoded) -> Result<()> {
+    out.bytes.clear();
+    out.ends.clear();
+    for (i, line) in lines.iter().enumerate() {
         let decoded = match mode {
-            InputMode::Hex => unhex(line, key),
-            InputMode::Ndjson => from_json_line(line, key),
+            InputMode::Hex => unhex(line, &mut out.bytes),
+            InputMode::Ndjson => from_json_line(line, &mut out.bytes),
             InputMode::Lines => {
-                key.extend_from_slice(line);
+                out.bytes.extend_from_slice(line);
                 Ok(())
             }
         };
         decoded.map_err(|(code, why)| {
             CliError::new(code, format!("{origin} {}: {why}: {}", first + i as u64, show(line)))
         })?;
+        out.ends.push(out.bytes.len());
     }
-    out.truncate(lines.len());
     Ok(())
 }
 
