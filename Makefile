@@ -9,7 +9,7 @@ export CARGO_TERM_COLOR ?= never
 
 .PHONY: all help setup demo test check lint codegen codegen-check test-rust nostd doc test-naive test-peers \
 	test-ffi test-py test-js test-fuzz-smoke test-miri-quick miri fuzz test-cross wasm playground install bench \
-	dist test-dist vectors conformance-peers fmt clean
+	dist test-dist test-msrv vectors conformance-peers fmt clean
 
 all: test
 
@@ -22,7 +22,7 @@ setup: ## The pinned Rust toolchain, its components and targets (rust-toolchain.
 demo: setup ## What adding one node does to a cache, per algorithm (keyroute demo).
 	$(CARGO) run --release --locked -p keyroute-cli -- demo
 
-test: setup lint test-rust nostd doc test-naive test-peers test-ffi test-py test-js test-adapters test-dist test-fuzz-smoke test-miri-quick ## Every test of every crate and surface (CI).
+test: setup lint test-rust nostd doc test-naive test-peers test-ffi test-py test-js test-adapters test-dist test-msrv test-fuzz-smoke test-miri-quick ## Every test of every crate and surface (CI).
 
 check: setup ## The quick loop: format, clippy, generated files, unit tests (no surfaces, no peers).
 	$(CARGO) fmt --all --check
@@ -66,11 +66,14 @@ test-py: ## Python: pip install ./py in a fresh venv, mypy, stubtest, pytest (li
 test-js: ## JavaScript: the addon and WebAssembly, shared tests, live npm peers, Chromium, tsc, installs.
 	node/test.sh
 
-dist: setup ## Every release artifact into dist/ (wheel, sdist, npm, C tarball, jar, CLI), with SHA256SUMS.
+dist: setup ## Every release artifact into dist/ (wheel, sdist, npm, C tarball, jar, CLI, crates), with SHA256SUMS.
 	scripts/dist/build.sh dist
 
 test-dist: setup ## Every artifact in dist/ installed from itself in a clean place, no Rust on PATH.
 	scripts/dist/test.sh dist
+
+test-msrv: ## The published crates build with their rust-version (1.88), the core not with the release before.
+	scripts/msrv.sh
 
 test-fuzz-smoke: ## Every committed fuzz reproducer, then each fuzz target for 15 s from its seeds.
 	scripts/fuzz.sh smoke

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Streaming throughput of `keyroute route`: 10,000,000 keys from a file on stdin, owners to
-# stdout, through a release build. Prints each run and the median of 3 in keys per second.
+# stdout, through a release build, for each --input mode (lines, hex, ndjson: the same keys).
+# Prints each run, the median of 3 in keys per second, and each mode's ratio to lines.
 #
 #   cli/bench.sh                          # 4-node ring-v1 topology, output to /dev/null
 #   cli/bench.sh path/to/topology.json    # another topology
@@ -30,16 +31,38 @@ with open(path, "w") as f:
 PY
 fi
 
-echo "keyroute route: $KEYS keys from $FILE ($(du -h "$FILE" | cut -f1)), topology $TOPOLOGY, stdout to $OUT"
-rates=()
-for run in 1 2 3; do
-    start=$(date +%s%N)
-    "$BIN" route -t "$TOPOLOGY" < "$FILE" > "$OUT"
-    end=$(date +%s%N)
-    rate=$(( KEYS * 1000000000 / (end - start) ))
-    secs=$(awk -v ns=$(( end - start )) 'BEGIN { printf "%.3f", ns / 1e9 }')
-    echo "  run $run: ${secs} s, $rate keys/s"
-    rates+=("$rate")
+# The same keys for --input hex and --input ndjson (each key as hex, as a JSON string).
+for mode in hex ndjson; do
+    if [[ ! -s "$FILE.$mode" ]]; then
+        python3 - "$FILE" "$mode" <<'PY'
+import json, sys
+path, mode = sys.argv[1], sys.argv[2]
+with open(path, "rb") as src, open(path + "." + mode, "w") as out:
+    for line in src:
+        key = line.rstrip(b"\n")
+        out.write((key.hex() if mode == "hex" else json.dumps(key.decode())) + "\n")
+PY
+    fi
 done
-median=$(printf '%s\n' "${rates[@]}" | sort -n | sed -n 2p)
-echo "median: $median keys/s"
+
+echo "keyroute route: $KEYS keys from $FILE ($(du -h "$FILE" | cut -f1)), topology $TOPOLOGY, stdout to $OUT"
+declare -A medians
+for mode in lines hex ndjson; do
+    input=$FILE
+    [[ $mode == lines ]] || input=$FILE.$mode
+    rates=()
+    for run in 1 2 3; do
+        start=$(date +%s%N)
+        "$BIN" route -t "$TOPOLOGY" --input "$mode" < "$input" > "$OUT"
+        end=$(date +%s%N)
+        rate=$(( KEYS * 1000000000 / (end - start) ))
+        secs=$(awk -v ns=$(( end - start )) 'BEGIN { printf "%.3f", ns / 1e9 }')
+        echo "  --input $mode, run $run: ${secs} s, $rate keys/s"
+        rates+=("$rate")
+    done
+    medians[$mode]=$(printf '%s\n' "${rates[@]}" | sort -n | sed -n 2p)
+done
+for mode in lines hex ndjson; do
+    ratio=$(awk -v m="${medians[$mode]}" -v l="${medians[lines]}" 'BEGIN { printf "%.2f", m / l }')
+    echo "median --input $mode: ${medians[$mode]} keys/s (${ratio}x --input lines)"
+done

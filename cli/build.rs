@@ -1,25 +1,36 @@
 //! Compiles the conformance corpus into the `keyroute` binary, so `keyroute conformance` runs
-//! without a checkout. The files are the ones the Rust runners list (the same listing code,
-//! `bindings/src/conformance/listing.rs`). `KEYROUTE_VECTORS_DIR` points at another copy of
-//! the corpus (for a build outside the repository).
+//! without a checkout: the `*.json` files of `conformance/vectors/v1`, by name, as the Rust
+//! runners list them (`keyroute_bindings::conformance`; the test `the_compiled_corpus_is_the_repository_corpus`
+//! checks the two agree). `KEYROUTE_VECTORS_DIR` points at another copy of the corpus. Built
+//! from the published crate, outside the repository and without that variable, the binary
+//! carries no corpus and `keyroute conformance` asks for a folder.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-#[allow(dead_code, reason = "the listing module is shared with keyroute-bindings")]
-#[path = "../bindings/src/conformance/listing.rs"]
-mod listing;
-
 fn main() {
     println!("cargo::rerun-if-env-changed=KEYROUTE_VECTORS_DIR");
     let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_default());
-    let dir = std::env::var_os("KEYROUTE_VECTORS_DIR")
-        .map_or_else(|| manifest.join("../conformance/vectors/v1"), PathBuf::from);
+    let given = std::env::var_os("KEYROUTE_VECTORS_DIR").map(PathBuf::from);
+    let in_repository = manifest.join("../conformance/vectors/v1");
+    let dir = given.clone().unwrap_or_else(|| in_repository.clone());
     println!("cargo::rerun-if-changed={}", dir.display());
-    let files = match listing::json_files(&dir) {
-        Ok(files) if !files.is_empty() => files,
-        Ok(_) => fail(&dir, "no vector files"),
-        Err(e) => fail(&dir, &e.to_string()),
+    let files = if given.is_none() && !in_repository.is_dir() {
+        Vec::new() // the published crate: no corpus beside it
+    } else {
+        match std::fs::read_dir(&dir).and_then(|entries| {
+            entries
+                .map(|e| e.map(|e| e.path()))
+                .filter(|p| p.as_ref().map_or(true, |p| p.is_file() && p.extension().is_some_and(|x| x == "json")))
+                .collect::<std::io::Result<Vec<PathBuf>>>()
+        }) {
+            Ok(mut files) if !files.is_empty() => {
+                files.sort();
+                files
+            }
+            Ok(_) => fail(&dir, "no vector files"),
+            Err(e) => fail(&dir, &e.to_string()),
+        }
     };
     let mut out = String::from("/// The corpus compiled in: (file name, contents), in name order.\n");
     out.push_str("pub static FILES: &[(&str, &[u8])] = &[\n");

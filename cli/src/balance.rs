@@ -80,7 +80,7 @@ fn measure(spec: &Spec, router: &Router, points: Option<&[u32]>) -> Result<Repor
     });
     let rows = match (own_points, points) {
         (None, Some(_)) => {
-            return Err(CliError::new(
+            return Err(CliError::usage(
                 ErrorCode::InvalidParameter,
                 format!("--points applies to the native ring; algorithm {:?} has no points per weight", spec.algorithm),
             ));
@@ -94,7 +94,7 @@ fn measure(spec: &Spec, router: &Router, points: Option<&[u32]>) -> Result<Repor
             for p in list {
                 let mut s = spec.clone();
                 s.params.insert("points_per_weight".into(), Value::from(p));
-                let r = input::build(&s, format_args!("--points {p}"))?;
+                let r = input::build(&s, format_args!("--points {p}")).map_err(CliError::in_usage)?;
                 rows.push(row(&r, format!("{p} points/node"), Some(p), p == own && points.is_none()));
             }
             rows

@@ -17,6 +17,7 @@ use clap::Args;
 use keyroute_bindings::core::analysis::{self, Method};
 use keyroute_bindings::core::{self as kr, SlotFn};
 use keyroute_bindings::{ErrorCode, NodeSpec, Router, Spec};
+use serde_json::{Value, json};
 
 use crate::error::{CliError, Result};
 use crate::report::{pct, thousands};
@@ -31,11 +32,22 @@ Examples:
 Rows: modulo (the baseline), rings with 10, 150 and 500 points per node, jump, rendezvous,
 Maglev and 1024 hash slots rebalanced moving the fewest slots. `exact` figures come from the
 structure itself (rings, Maglev, slots: the hash space measured; modulo, jump, rendezvous:
-closed form); `measured` ones from routing the keys through both topologies.")]
+closed form); `measured` ones from routing the keys through both topologies.
+
+With --json, one JSON document (a stable shape; fields may be added, none removed):
+  {\"keys\": N, \"scenarios\": [{\"title\": \"3 → 4 nodes\", \"from\": [{\"id\", \"weight\"}…],
+   \"to\": […], \"ideal_moved\": 0.25, \"rows\": [{\"label\", \"algorithm\", \"params\": {…},
+   \"moved\", \"measured_moved\", \"max_over_mean\", \"cv\", \"measured_cv\",
+   \"method\": \"exact\"|\"expected\"|\"slot_share\"|\"sampled\"} …]}…]}
+Shares are fractions in [0, 1] (0.25 is 25%). A row whose algorithm cannot make the change
+has \"refused\": {\"error\": name, \"code\": n, \"message\"} instead of the figures.")]
 pub struct DemoArgs {
     /// Keys routed through each topology for the measured figures.
     #[arg(long, default_value_t = 1_000_000, value_name = "N")]
     keys: u32,
+    /// One JSON document instead of the tables (its shape is in this help).
+    #[arg(long)]
+    json: bool,
 }
 
 /// One membership change.
@@ -83,7 +95,7 @@ const ALGORITHMS: [Algorithm; 8] = [
 /// A row's figures, or why the algorithm cannot make this change.
 enum Outcome {
     Figures(Figures),
-    Refused(String),
+    Refused(ErrorCode, String),
 }
 
 struct Figures {
@@ -115,9 +127,12 @@ fn scenarios() -> Vec<Scenario> {
 
 pub fn run(args: &DemoArgs) -> Result<()> {
     if args.keys == 0 {
-        return Err(CliError::new(ErrorCode::InvalidParameter, "--keys must be at least 1"));
+        return Err(CliError::usage(ErrorCode::InvalidParameter, "--keys must be at least 1"));
     }
     let keys: Vec<Vec<u8>> = (0..args.keys).map(|i| format!("key:{i}").into_bytes()).collect();
+    if args.json {
+        return json(args, &keys);
+    }
     let stdout = io::stdout();
     let mut out = stdout.lock();
     writeln!(
@@ -130,11 +145,7 @@ pub fn run(args: &DemoArgs) -> Result<()> {
     let mut headline: Option<(f64, f64)> = None;
     for scenario in scenarios() {
         let outcomes = run_scenario(&scenario, &keys)?;
-        let ideal = outcomes.iter().find_map(|o| match o {
-            Outcome::Figures(f) => Some(f.ideal_moved),
-            Outcome::Refused(_) => None,
-        });
-        let ideal = ideal.unwrap_or_default();
+        let ideal = ideal_moved(&outcomes);
         let mut s = String::new();
         let _ = writeln!(s, "{}: ideally {} of keys move, all onto the new node", scenario.title, pct(ideal));
         let _ = writeln!(s, "  {:<27} {:>17}   {:>26}", "", "keys moved", "balance after the change");
@@ -158,8 +169,8 @@ pub fn run(args: &DemoArgs) -> Result<()> {
                         method_short(f.method)
                     );
                 }
-                Outcome::Refused(why) => {
-                    let _ = writeln!(s, "  {:<27} {why}", alg.label);
+                Outcome::Refused(code, why) => {
+                    let _ = writeln!(s, "  {:<27} {why} (error {})", alg.label, code.name());
                 }
             }
         }
@@ -186,6 +197,65 @@ pub fn run(args: &DemoArgs) -> Result<()> {
          itself (no key sampled), \"closed form\" is the algorithm's expected figure for hashed keys.\n\
          Your own change: keyroute plan A.json B.json; a ring's balance: keyroute balance -t topo.json --plot b.svg"
     )?;
+    out.flush()?;
+    Ok(())
+}
+
+/// The share an ideal scheme moves, from the first row that has figures.
+fn ideal_moved(outcomes: &[Outcome]) -> f64 {
+    let ideal = outcomes.iter().find_map(|o| match o {
+        Outcome::Figures(f) => Some(f.ideal_moved),
+        Outcome::Refused(..) => None,
+    });
+    ideal.unwrap_or_default()
+}
+
+/// `keyroute demo --json`: every scenario's rows as one document (shape in the help).
+fn json(args: &DemoArgs, keys: &[Vec<u8>]) -> Result<()> {
+    let nodes =
+        |list: &[NodeSpec]| -> Vec<Value> { list.iter().map(|n| json!({ "id": n.id, "weight": n.weight })).collect() };
+    let mut done = Vec::new();
+    for scenario in scenarios() {
+        let outcomes = run_scenario(&scenario, keys)?;
+        let rows: Vec<Value> = ALGORITHMS
+            .iter()
+            .zip(&outcomes)
+            .map(|(alg, outcome)| {
+                let params: Value = serde_json::from_str(alg.params).unwrap_or(Value::Null);
+                let mut row = json!({ "label": alg.label, "algorithm": alg.algorithm, "params": params });
+                let fields = match outcome {
+                    Outcome::Figures(f) => json!({
+                        "moved": f.moved,
+                        "measured_moved": f.measured_moved,
+                        "max_over_mean": f.max_over_mean,
+                        "cv": f.cv,
+                        "measured_cv": f.measured_cv,
+                        "method": f.method.name(),
+                    }),
+                    Outcome::Refused(code, why) => json!({
+                        "refused": { "error": code.name(), "code": code.code(), "message": why },
+                    }),
+                };
+                if let (Some(row), Value::Object(fields)) = (row.as_object_mut(), fields) {
+                    row.extend(fields);
+                }
+                row
+            })
+            .collect();
+        done.push(json!({
+            "title": scenario.title,
+            "from": nodes(&scenario.from),
+            "to": nodes(&scenario.to),
+            "ideal_moved": ideal_moved(&outcomes),
+            "rows": rows,
+        }));
+    }
+    let doc = json!({ "keys": args.keys, "scenarios": done });
+    let mut text = serde_json::to_string_pretty(&doc)
+        .map_err(|e| CliError::new(ErrorCode::Internal, format!("writing the JSON: {e}")))?;
+    text.push('\n');
+    let mut out = io::stdout().lock();
+    out.write_all(text.as_bytes())?;
     out.flush()?;
     Ok(())
 }
@@ -252,10 +322,10 @@ fn row(alg: &Algorithm, s: &Scenario, keys: &[Vec<u8>]) -> Result<Outcome> {
         _ => match Router::from_spec(&spec(alg, &s.to)?) {
             Ok(r) => r.core().clone(),
             Err(e) if e.code() == ErrorCode::WeightsUnsupported => {
-                return Ok(Outcome::Refused(format!(
-                    "cannot weigh nodes (error {}): every node gets one equal share",
-                    e.code().name()
-                )));
+                return Ok(Outcome::Refused(
+                    e.code(),
+                    "cannot weigh nodes: every node gets one equal share".to_string(),
+                ));
             }
             Err(e) => return Err(CliError::from_bindings(alg.label, &e)),
         },

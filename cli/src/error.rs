@@ -1,21 +1,45 @@
 //! The CLI's errors: a kind from the bindings' one error table and a message, printed as one
-//! line. Every one exits with status 2.
+//! line, and the exit status of each class of failure (the table in `keyroute --help`).
 
 use std::fmt;
 use std::io;
 
-use keyroute_bindings::{Error, ErrorCode};
+use keyroute_bindings::{Error, ErrorCategory, ErrorCode};
+
+/// Exit status: the command did what was asked.
+pub const EXIT_OK: u8 = 0;
+/// Exit status: the command ran and found what it checks for (`plan --max-moved`: the change
+/// moves more keys than allowed). Reports are complete; the finding is the last stderr line.
+pub const EXIT_FINDING: u8 = 1;
+/// Exit status: the command line is wrong (clap's status for usage errors): an unknown option,
+/// a missing argument, an option value out of its range.
+pub const EXIT_USAGE: u8 = 2;
+/// Exit status: the data is wrong: a spec, a key or a key stream the error table refuses.
+pub const EXIT_DATA: u8 = 3;
+/// Exit status: a file or stream could not be opened, read or written.
+pub const EXIT_IO: u8 = 4;
+/// Exit status: keyroute itself failed (a bug caught at the boundary, or out of memory).
+pub const EXIT_INTERNAL: u8 = 5;
+
+/// The exit status table, as `keyroute --help` and the README print it.
+pub const EXIT_TABLE: &str = "\
+Exit status:
+  0  success
+  1  a finding: the check a command was asked to make failed (plan --max-moved, a conformance mismatch)
+  2  usage: unknown option, missing argument, option value out of range (clap's status)
+  3  bad data: a spec, key or key stream refused, with its error code (invalid_json, …)
+  4  I/O: a file or stream could not be opened, read or written (error io)
+  5  internal: a bug caught before it could crash, or out of memory";
 
 /// What went wrong.
 #[derive(Debug)]
 pub enum Kind {
     /// A kind from the error table, with its stable code.
     Code(ErrorCode),
+    /// A check the command was asked to make failed (exit status 1): not an error kind.
+    Finding,
     /// The reader of our output went away (`keyroute route … | head`): not an error.
     BrokenPipe,
-    /// A check found what it looks for (`keyroute conformance`: answers that differ from the
-    /// vectors): exit status 1, not an error of the command.
-    Mismatch,
 }
 
 /// An error with its context, ready for one line on stderr.
@@ -23,18 +47,30 @@ pub enum Kind {
 pub struct CliError {
     kind: Kind,
     message: String,
+    /// The error is about the command line, not the data (exit status 2).
+    usage: bool,
 }
 
 impl CliError {
     /// An error of a table kind.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        Self { kind: Kind::Code(code), message: one_line(&message.into()) }
+        Self { kind: Kind::Code(code), message: one_line(&message.into()), usage: false }
+    }
+
+    /// An error in the value of an option (exit status 2, like clap's usage errors).
+    pub fn usage(code: ErrorCode, message: impl Into<String>) -> Self {
+        Self { usage: true, ..Self::new(code, message) }
+    }
+
+    /// A failed check (exit status 1).
+    pub fn finding(message: impl Into<String>) -> Self {
+        Self { kind: Kind::Finding, message: one_line(&message.into()), usage: false }
     }
 
     /// An I/O error while doing `what`.
     pub fn io(what: impl fmt::Display, e: &io::Error) -> Self {
         if e.kind() == io::ErrorKind::BrokenPipe {
-            return Self { kind: Kind::BrokenPipe, message: String::new() };
+            return Self { kind: Kind::BrokenPipe, message: String::new(), usage: false };
         }
         Self::new(ErrorCode::Io, format!("{what}: {e}"))
     }
@@ -44,14 +80,30 @@ impl CliError {
         Self::new(e.code(), format!("{context}: {}", e.message()))
     }
 
-    /// A check's finding (exit status 1).
-    pub fn mismatch(message: impl Into<String>) -> Self {
-        Self { kind: Kind::Mismatch, message: one_line(&message.into()) }
+    /// This error, as one about the command line (exit status 2).
+    #[must_use]
+    pub fn in_usage(self) -> Self {
+        Self { usage: true, ..self }
     }
 
-    /// The kind.
-    pub fn kind(&self) -> &Kind {
-        &self.kind
+    /// The exit status of this error (see [`EXIT_TABLE`]).
+    pub fn exit_status(&self) -> u8 {
+        match self.kind {
+            Kind::BrokenPipe => EXIT_OK,
+            Kind::Finding => EXIT_FINDING,
+            Kind::Code(_) if self.usage => EXIT_USAGE,
+            Kind::Code(code) => exit_status_of(code),
+        }
+    }
+}
+
+/// The exit status of an error kind raised by data or the system (not by the command line).
+pub fn exit_status_of(code: ErrorCode) -> u8 {
+    match (code, code.category()) {
+        (ErrorCode::InvalidArgument, _) => EXIT_USAGE,
+        (_, ErrorCategory::Io) => EXIT_IO,
+        (_, ErrorCategory::Internal | ErrorCategory::Memory) => EXIT_INTERNAL,
+        _ => EXIT_DATA,
     }
 }
 
@@ -59,8 +111,8 @@ impl fmt::Display for CliError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.kind {
             Kind::Code(c) => write!(f, "error {} (code {}): {}", c.name(), c.code(), self.message),
+            Kind::Finding => write!(f, "{}", self.message),
             Kind::BrokenPipe => write!(f, "broken pipe"),
-            Kind::Mismatch => write!(f, "{}", self.message),
         }
     }
 }
@@ -79,3 +131,26 @@ fn one_line(s: &str) -> String {
 
 /// Result with [`CliError`].
 pub type Result<T, E = CliError> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_error_kind_has_a_class() {
+        for &code in ErrorCode::ALL {
+            let status = exit_status_of(code);
+            assert!((EXIT_USAGE..=EXIT_INTERNAL).contains(&status), "{code:?}");
+            assert_eq!(CliError::new(code, "x").exit_status(), status);
+            assert_eq!(CliError::usage(code, "x").exit_status(), EXIT_USAGE);
+        }
+        assert_eq!(exit_status_of(ErrorCode::Io), EXIT_IO);
+        assert_eq!(exit_status_of(ErrorCode::InvalidJson), EXIT_DATA);
+        assert_eq!(exit_status_of(ErrorCode::Internal), EXIT_INTERNAL);
+        assert_eq!(CliError::finding("x").exit_status(), EXIT_FINDING);
+        assert_eq!(CliError::io("x", &io::Error::from(io::ErrorKind::BrokenPipe)).exit_status(), EXIT_OK);
+        for status in 0..=5 {
+            assert!(EXIT_TABLE.contains(&format!("\n  {status}  ")), "{status}");
+        }
+    }
+}

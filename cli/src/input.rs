@@ -15,7 +15,7 @@ static LIMITS: OnceLock<Limits> = OnceLock::new();
 /// Sets the limits from `--limits` JSON (the fields to change); once, before any spec is read.
 pub fn set_limits(json: Option<&str>) -> Result<()> {
     let limits = match json {
-        Some(text) => Limits::from_json(text).map_err(|e| CliError::from_bindings("--limits", &e))?,
+        Some(text) => Limits::from_json(text).map_err(|e| CliError::from_bindings("--limits", &e).in_usage())?,
         None => Limits::DEFAULT,
     };
     let _ = LIMITS.set(limits);

@@ -135,8 +135,9 @@ impl Requests {
     }
 }
 
+/// An option's value out of its range (exit status 2, as a usage error).
 fn invalid(what: impl Into<String>) -> CliError {
-    CliError::new(ErrorCode::InvalidParameter, what)
+    CliError::usage(ErrorCode::InvalidParameter, what)
 }
 
 pub fn run(args: &LoadArgs<'_>) -> Result<()> {

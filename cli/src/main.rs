@@ -2,12 +2,14 @@
 //! moves before making it, how evenly a topology spreads keys, and what a change costs a cache.
 //!
 //! Every subcommand reads topology specs (the JSON every keyroute surface shares, or TOML) and
-//! routes through `keyroute-bindings`, so its answers are the library's answers. Bad input
-//! gives one line naming the error code, and exit status 2.
+//! routes through `keyroute-bindings`, so its answers are the library's answers. Every failure
+//! is one stderr line naming the error code, and each class of failure has its own exit status
+//! (`error::EXIT_TABLE`).
 
 // The workspace denies panicking constructs everywhere a library boundary could be crossed. This
 // binary's reports index tables they sized themselves, and a panic here still ends as one line
-// with code `internal` (the hook in `main`), so indexing is allowed; unwrap and friends are not.
+// with code `internal` and exit status 5 (the hook in `main`), so indexing is allowed; unwrap and
+// friends are not.
 #![allow(clippy::indexing_slicing)]
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
@@ -15,6 +17,7 @@ mod balance;
 mod conformance;
 mod demo;
 mod error;
+mod generate;
 mod input;
 mod load;
 mod plan;
@@ -29,11 +32,26 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use keyroute_bindings::ErrorCode;
 
-use crate::error::Kind;
+use crate::error::{EXIT_INTERNAL, EXIT_TABLE, EXIT_USAGE};
 
 /// Consistent-hashing routes, and membership changes without surprises.
 #[derive(Debug, Parser)]
-#[command(name = "keyroute", version, about, long_about = None, after_help = "\
+#[command(name = "keyroute", version, about, long_about = None, after_help = after_help())]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+    /// Limits for reading and building specs, as JSON of the fields to change:
+    /// '{"max_points": 8388608}' (see conformance/SPEC.md)
+    #[arg(long, global = true, value_name = "JSON")]
+    limits: Option<String>,
+}
+
+/// The top-level help's epilogue: examples, the spec format and the exit status table.
+fn after_help() -> String {
+    format!("{EXAMPLES}\n\n{EXIT_TABLE}")
+}
+
+const EXAMPLES: &str = "\
 Examples:
   keyroute demo                                     what adding a node costs, per algorithm
   keyroute route -t topo.json user:42               which node owns user:42
@@ -45,15 +63,8 @@ Examples:
 Topology specs are JSON (or TOML, by file extension), as in conformance/VECTORS.md:
   {\"algorithm\": \"ring\", \"params\": {\"points_per_weight\": 160}, \"version\": 7,
    \"nodes\": [{\"id\": \"cache-a\"}, {\"id\": \"cache-b\", \"weight\": 2}]}
-Bad input prints one line naming the error code and exits with status 2.")]
-struct Cli {
-    #[command(subcommand)]
-    command: Command,
-    /// Limits for reading and building specs, as JSON of the fields to change:
-    /// '{"max_points": 8388608}' (see conformance/SPEC.md)
-    #[arg(long, global = true, value_name = "JSON")]
-    limits: Option<String>,
-}
+Shell completions: keyroute completions bash|zsh|fish; manual pages: keyroute man.
+Every failure prints one line naming the error code (error invalid_json (code 1): …).";
 
 #[derive(Debug, Subcommand)]
 enum Command {
@@ -69,6 +80,10 @@ enum Command {
     Simulate(simulate::SimulateArgs),
     /// Run the conformance corpus through keyroute, or through another router (--exec).
     Conformance(conformance::ConformanceArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
+    Completions(generate::CompletionsArgs),
+    /// Print the manual page (roff) to stdout, or write one page per command into a folder.
+    Man(generate::ManArgs),
 }
 
 fn main() -> ExitCode {
@@ -82,7 +97,7 @@ fn main() -> ExitCode {
             code.name(),
             code.code()
         );
-        std::process::exit(2);
+        std::process::exit(i32::from(EXIT_INTERNAL));
     }));
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -95,25 +110,24 @@ fn main() -> ExitCode {
         Command::Balance(a) => balance::run(a),
         Command::Simulate(a) => simulate::run(a),
         Command::Conformance(a) => conformance::run(a),
+        Command::Completions(a) => generate::completions::<Cli>(a),
+        Command::Man(a) => generate::man::<Cli>(a),
     });
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        // Whoever read our output stopped early (`| head`): that is their choice, not a failure.
-        Err(e) if matches!(e.kind(), Kind::BrokenPipe) => ExitCode::SUCCESS,
-        // A check's finding (conformance mismatches): status 1, as diff and grep do.
-        Err(e) if matches!(e.kind(), Kind::Mismatch) => {
-            let _ = writeln!(io::stderr().lock(), "keyroute: {e}");
-            ExitCode::from(1)
-        }
         Err(e) => {
-            let _ = writeln!(io::stderr().lock(), "keyroute: {e}");
-            ExitCode::from(2)
+            // A broken pipe (whoever read our output stopped early, `| head`) exits 0, quietly.
+            let status = e.exit_status();
+            if status != 0 {
+                let _ = writeln!(io::stderr().lock(), "keyroute: {e}");
+            }
+            ExitCode::from(status)
         }
     }
 }
 
 /// Help and version go to stdout as clap prints them; a usage error is one line with its code,
-/// like every other error, and exit status 2.
+/// like every other error, and exit status 2 (as clap's own).
 fn usage_error(e: &clap::Error) -> ExitCode {
     use clap::error::ErrorKind;
     if matches!(
@@ -122,7 +136,7 @@ fn usage_error(e: &clap::Error) -> ExitCode {
     ) {
         let _ = e.print();
         return if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
-            ExitCode::from(2)
+            ExitCode::from(EXIT_USAGE)
         } else {
             ExitCode::SUCCESS
         };
@@ -139,5 +153,5 @@ fn usage_error(e: &clap::Error) -> ExitCode {
         code.code(),
         what.split_whitespace().collect::<Vec<_>>().join(" ")
     );
-    ExitCode::from(2)
+    ExitCode::from(EXIT_USAGE)
 }

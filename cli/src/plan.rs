@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use keyroute_bindings::analysis::{self, Diff};
-use keyroute_bindings::{Router, Transition};
+use keyroute_bindings::{ErrorCode, Router, Transition};
 use serde_json::{Value, json};
 
 use crate::error::{CliError, Result};
@@ -21,6 +21,7 @@ Examples:
   keyroute plan A.json B.json --progress 0.05        what a 5% rollout has moved
   keyroute plan A.json B.json --keys keys.txt > moves.tsv
   keyroute plan A.json B.json --json
+  keyroute plan A.json B.json --max-moved 0.3        exit status 1 if it moves over 30% of keys
 
 The moved share and the from → to matrix are exact for rings, Maglev and hash slots (the
 hash space itself is measured, no key is sampled), in closed form for jump, modulo and
@@ -49,6 +50,10 @@ pub struct PlanArgs {
     /// Also list the moved pieces of the hash space (rings, Maglev, slot tables).
     #[arg(long)]
     arcs: bool,
+    /// A check, in [0, 1]: after the report, exit with status 1 if the change (at --progress)
+    /// moves more than this share of keys.
+    #[arg(long, value_name = "SHARE", conflicts_with = "keys")]
+    max_moved: Option<f64>,
 }
 
 /// Largest node count shown as a full from → to matrix.
@@ -59,7 +64,15 @@ pub fn run(args: &PlanArgs) -> Result<()> {
     // `+ 0.0` turns `-0` into 0, so `--progress -0` reads as the 0 it is.
     let progress = args.progress.unwrap_or(1.0) + 0.0;
     let transition = Transition::new(a.clone(), b.clone(), progress)
-        .map_err(|e| CliError::from_bindings(format_args!("--progress {progress}"), &e))?;
+        .map_err(|e| CliError::from_bindings(format_args!("--progress {progress}"), &e).in_usage())?;
+    if let Some(max) = args.max_moved
+        && !(0.0..=1.0).contains(&max)
+    {
+        return Err(CliError::usage(
+            ErrorCode::InvalidParameter,
+            format!("--max-moved {max}: a share of keys must be within [0, 1]"),
+        ));
+    }
     if let Some(keys) = &args.keys {
         return key_plan(args, &transition, keys);
     }
@@ -75,7 +88,15 @@ pub fn run(args: &PlanArgs) -> Result<()> {
         }
     }
     out.flush()?;
-    Ok(())
+    let moved_now = progress * d.moved;
+    match args.max_moved {
+        Some(max) if moved_now > max => Err(CliError::finding(format!(
+            "finding: the change moves {} of keys, more than --max-moved {} allows",
+            pct2(moved_now),
+            pct2(max)
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// The change per node id, over both sides' nodes.

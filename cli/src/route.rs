@@ -1,15 +1,18 @@
 //! `keyroute route`: one `key<TAB>node` line per key, streamed.
 //!
-//! The hot path reads stdin in 1 MiB blocks, routes each block's lines with one batch call,
-//! and appends `key`, then a precomputed `\t<id>\n`, to an output block written with one
-//! locked `write_all` per MiB: no allocation and no formatting per key.
+//! The hot path (`--input lines`) reads stdin in 1 MiB blocks, routes each block's lines with
+//! one batch call, and appends `key`, then a precomputed `\t<id>\n`, to an output block written
+//! with one locked `write_all` per MiB: no allocation and no formatting per key. `--input hex`
+//! and `--input ndjson` decode each line into the key's bytes first, so any bytes can be a key
+//! (a newline too).
 
 use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-use clap::Args;
+use clap::{Args, ValueEnum};
 use keyroute_bindings::{ErrorCode, Router};
+use serde_json::Value;
 
 use crate::error::{CliError, Result};
 use crate::input;
@@ -22,16 +25,31 @@ Examples:
   seq 1 1000000 | keyroute route -t cli/topologies/4-nodes.json > owners.tsv
   keyroute route -t cli/topologies/4-nodes.json --replicas 2 user:42
   keyroute route -t cli/topologies/4-nodes.json --json user:42
+  keyroute route -t cli/topologies/4-nodes.json --input hex 757365723a3432 ff00
+  printf '\"line one\\\\nline two\"\\n{\"key_hex\":\"fffe\"}\\n' | keyroute route -t topo.json --input ndjson
+
+Input (--input; the same for keys given as arguments and on stdin, one key per line):
+  lines   each line is a key, as bytes: a trailing \\r is dropped, a last line without \\n
+          counts (the default; a key cannot hold \\n)
+  hex     each line is the key's bytes in hex (upper or lower case; an empty line is the
+          empty key): any bytes, a newline or invalid UTF-8 too
+  ndjson  each line is one JSON value: a string (the key's UTF-8), or an object with
+          \"key\" (a string) or \"key_hex\" (hex bytes, for keys that are not UTF-8); other
+          fields are ignored, so --json output can be routed again
 
 Output: one line per key, `key<TAB>node` (with --replicas N: `key<TAB>node1<TAB>…<TAB>nodeN`,
-in preference order); with --json, one JSON object per line: {\"key\":…,\"node\":…} or
-{\"key\":…,\"replicas\":[…]}, keys that are not UTF-8 as \"key_hex\".
-Keys from stdin are lines: a trailing \\r is dropped, and a last line without \\n counts.")]
+in preference order); the key is written as the input mode writes it (raw, hex, or one JSON
+value), so the first column is input for the same mode. Slot-based algorithms (slots,
+redis-cluster) print the key's slot after it: `key<TAB>slot<TAB>node`. With --json, one JSON
+object per line: {\"key\":…,\"node\":…} or {\"key\":…,\"replicas\":[…]}, with \"slot\":N
+after the key for slot-based algorithms, and keys that are not UTF-8 as \"key_hex\".
+A key that cannot be decoded is refused with its line: invalid_key (bad hex), invalid_json (a
+line that is not JSON), invalid_type (JSON that is not a string or a key object).")]
 pub struct RouteArgs {
     /// Topology spec (JSON, or TOML when the name ends in .toml; `-` for stdin).
     #[arg(short, long, value_name = "FILE")]
     topology: PathBuf,
-    /// Keys to route; when none are given, one key per line from stdin.
+    /// Keys to route (written as --input says); when none are given, one key per line from stdin.
     keys: Vec<String>,
     /// List N distinct nodes per key, in preference order, instead of the owner alone.
     #[arg(short, long, value_name = "N")]
@@ -39,6 +57,20 @@ pub struct RouteArgs {
     /// One JSON object per line.
     #[arg(long)]
     json: bool,
+    /// How each key is written: raw lines, hex bytes, or one JSON value per line.
+    #[arg(long, value_enum, default_value_t = InputMode::Lines, value_name = "MODE")]
+    input: InputMode,
+}
+
+/// How keys are written in the arguments and on stdin.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum InputMode {
+    /// Each line is a key (bytes; no newline in a key).
+    Lines,
+    /// Each line is a key's bytes in hex.
+    Hex,
+    /// Each line is a JSON string, or {"key": …} / {"key_hex": …}.
+    Ndjson,
 }
 
 /// Flush the output block once it holds this much.
@@ -46,7 +78,7 @@ const OUT_BLOCK: usize = 1 << 20;
 
 pub fn run(args: &RouteArgs) -> Result<()> {
     if args.keys.is_empty() && args.topology.as_os_str() == "-" {
-        return Err(CliError::new(
+        return Err(CliError::usage(
             ErrorCode::InvalidParameter,
             "the topology and the keys cannot both come from stdin",
         ));
@@ -55,7 +87,7 @@ pub fn run(args: &RouteArgs) -> Result<()> {
     if let Some(n) = args.replicas
         && n > router.len()
     {
-        return Err(CliError::new(
+        return Err(CliError::usage(
             ErrorCode::ReplicasExceedNodes,
             format!("{n} replicas requested but the topology has {} nodes", router.len()),
         ));
@@ -64,16 +96,125 @@ pub fn run(args: &RouteArgs) -> Result<()> {
     let stdout = io::stdout();
     let mut sink = stdout.lock();
     if args.keys.is_empty() {
-        input::for_each_batch(io::stdin().lock(), |keys, first| {
-            out.batch(&router, keys, first)?;
+        let mut decoded = Decoded::default();
+        input::for_each_batch(io::stdin().lock(), |lines, first| {
+            if args.input == InputMode::Lines {
+                out.batch(&router, lines, first, "line")?;
+            } else {
+                decode_all(args.input, lines, first, "line", &mut decoded)?;
+                let keys = decoded.keys();
+                out.batch(&router, &keys, first, "line")?;
+            }
             out.flush_if_full(&mut sink)
         })?;
     } else {
-        let keys: Vec<&[u8]> = args.keys.iter().map(String::as_bytes).collect();
-        out.batch(&router, &keys, 1)?;
+        let lines: Vec<&[u8]> = args.keys.iter().map(String::as_bytes).collect();
+        if args.input == InputMode::Lines {
+            out.batch(&router, &lines, 1, "argument")?;
+        } else {
+            let mut decoded = Decoded::default();
+            decode_all(args.input, &lines, 1, "argument", &mut decoded)?;
+            let keys = decoded.keys();
+            out.batch(&router, &keys, 1, "argument")?;
+        }
     }
     out.flush(&mut sink)?;
     sink.flush()?;
+    Ok(())
+}
+
+/// A batch of decoded keys, back to back in one buffer (reused from batch to batch).
+#[derive(Default)]
+struct Decoded {
+    bytes: Vec<u8>,
+    /// Where each key ends in `bytes`.
+    ends: Vec<usize>,
+}
+
+impl Decoded {
+    /// The keys, in order.
+    fn keys(&self) -> Vec<&[u8]> {
+        let mut start = 0;
+        self.ends
+            .iter()
+            .map(|&end| {
+                let key = self.bytes.get(start..end).unwrap_or_default();
+                start = end;
+                key
+            })
+            .collect()
+    }
+}
+
+/// Decodes a batch of hex or NDJSON lines into `out`.
+fn decode_all(mode: InputMode, lines: &[&[u8]], first: u64, origin: &str, out: &mut Decoded) -> Result<()> {
+    out.bytes.clear();
+    out.ends.clear();
+    for (i, line) in lines.iter().enumerate() {
+        let decoded = match mode {
+            InputMode::Hex => unhex(line, &mut out.bytes),
+            InputMode::Ndjson => from_json_line(line, &mut out.bytes),
+            InputMode::Lines => {
+                out.bytes.extend_from_slice(line);
+                Ok(())
+            }
+        };
+        decoded.map_err(|(code, why)| {
+            CliError::new(code, format!("{origin} {}: {why}: {}", first + i as u64, show(line)))
+        })?;
+        out.ends.push(out.bytes.len());
+    }
+    Ok(())
+}
+
+/// Why a key could not be decoded.
+type DecodeError = (ErrorCode, String);
+
+/// Hex digits (either case, nothing else) into bytes.
+fn unhex(text: &[u8], out: &mut Vec<u8>) -> std::result::Result<(), DecodeError> {
+    let digit = |c: u8| match c {
+        b'0'..=b'9' => Some(c - b'0'),
+        b'a'..=b'f' => Some(c - b'a' + 10),
+        b'A'..=b'F' => Some(c - b'A' + 10),
+        _ => None,
+    };
+    if !text.len().is_multiple_of(2) {
+        return Err((ErrorCode::InvalidKey, format!("not hex: an odd number of digits ({})", text.len())));
+    }
+    out.reserve(text.len() / 2);
+    for (i, pair) in text.chunks_exact(2).enumerate() {
+        match (digit(pair[0]), digit(pair[1])) {
+            (Some(hi), Some(lo)) => out.push(hi << 4 | lo),
+            _ => {
+                let at = if digit(pair[0]).is_none() { 2 * i } else { 2 * i + 1 };
+                return Err((ErrorCode::InvalidKey, format!("not hex: byte {at} is not a hex digit")));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// One NDJSON line: a string, or an object with `key` (a string) or `key_hex`.
+fn from_json_line(line: &[u8], out: &mut Vec<u8>) -> std::result::Result<(), DecodeError> {
+    let value: Value =
+        serde_json::from_slice(line).map_err(|e| (ErrorCode::InvalidJson, format!("not one JSON value ({e})")))?;
+    let wrong = |what: &str| {
+        (ErrorCode::InvalidType, format!("{what}, not a key (a JSON string, or an object with \"key\" or \"key_hex\")"))
+    };
+    match value {
+        Value::String(text) => out.extend_from_slice(text.as_bytes()),
+        Value::Object(map) => match (map.get("key"), map.get("key_hex")) {
+            (Some(Value::String(text)), None) => out.extend_from_slice(text.as_bytes()),
+            (None, Some(Value::String(hex))) => unhex(hex.as_bytes(), out)?,
+            (Some(_), Some(_)) => return Err(wrong("an object with both \"key\" and \"key_hex\"")),
+            (Some(_), None) | (None, Some(_)) => return Err(wrong("an object whose key is not a string")),
+            (None, None) => return Err(wrong("an object without \"key\" or \"key_hex\"")),
+        },
+        Value::Null => return Err(wrong("null")),
+        Value::Bool(_) => return Err(wrong("a boolean")),
+        Value::Number(_) => return Err(wrong("a number")),
+        Value::Array(_) => return Err(wrong("an array")),
+    }
     Ok(())
 }
 
@@ -86,6 +227,9 @@ struct Output {
     quoted: Vec<String>,
     replicas: Option<usize>,
     json: bool,
+    input: InputMode,
+    /// The router places keys in slots (slots, redis-cluster): print each key's slot.
+    slots: bool,
 }
 
 impl Output {
@@ -104,40 +248,79 @@ impl Output {
             quoted,
             replicas: args.replicas,
             json: args.json,
+            input: args.input,
+            slots: router.slot(b"").is_some(),
         }
     }
 
-    fn batch(&mut self, router: &Router, keys: &[&[u8]], first_line: u64) -> Result<()> {
+    /// The key as this output writes it, then its slot when the router has slots.
+    fn key(&mut self, router: &Router, key: &[u8]) {
+        let buf = &mut self.buf;
+        match (self.json, self.input) {
+            (true, _) => json_key(buf, key),
+            (false, InputMode::Lines) => buf.extend_from_slice(key),
+            (false, InputMode::Hex) => push_hex(buf, key),
+            (false, InputMode::Ndjson) => match std::str::from_utf8(key) {
+                // Writing into a Vec cannot fail.
+                Ok(text) => drop(serde_json::to_writer(&mut *buf, text)),
+                Err(_) => {
+                    buf.extend_from_slice(b"{\"key_hex\":\"");
+                    push_hex(buf, key);
+                    buf.extend_from_slice(b"\"}");
+                }
+            },
+        }
+        if self.slots
+            && let Some(slot) = router.slot(key)
+        {
+            let _ = if self.json { write!(buf, ",\"slot\":{slot}") } else { write!(buf, "\t{slot}") };
+        }
+    }
+
+    fn batch(&mut self, router: &Router, keys: &[&[u8]], first_line: u64, origin: &str) -> Result<()> {
         if let Some(n) = self.replicas {
-            return self.replica_batch(router, keys, first_line, n);
+            return self.replica_batch(router, keys, first_line, origin, n);
         }
         if self.owners.len() < keys.len() {
             self.owners.resize(keys.len(), 0);
         }
         if let Err(e) = router.route_batch(keys, &mut self.owners) {
-            return Err(locate(keys, first_line, &e));
+            return Err(locate(keys, first_line, origin, &e));
         }
-        let Self { buf, owners, suffix, json, .. } = self;
+        if self.json || self.slots || self.input != InputMode::Lines {
+            for (i, key) in keys.iter().enumerate() {
+                self.key(router, key);
+                let owner = self.owners[i] as usize;
+                let suffix = self.suffix.get(owner).map_or(&b"\t?\n"[..], Vec::as_slice);
+                self.buf.extend_from_slice(suffix);
+            }
+            return Ok(());
+        }
+        // The hot path: raw key, then the node's precomputed suffix.
+        let Self { buf, owners, suffix, .. } = self;
         for (key, &owner) in keys.iter().zip(owners.iter()) {
             let suffix = suffix.get(owner as usize).map_or(&b"\t?\n"[..], Vec::as_slice);
-            if *json {
-                json_key(buf, key);
-            } else {
-                buf.extend_from_slice(key);
-            }
+            buf.extend_from_slice(key);
             buf.extend_from_slice(suffix);
         }
         Ok(())
     }
 
-    fn replica_batch(&mut self, router: &Router, keys: &[&[u8]], first_line: u64, n: usize) -> Result<()> {
+    fn replica_batch(
+        &mut self,
+        router: &Router,
+        keys: &[&[u8]],
+        first_line: u64,
+        origin: &str,
+        n: usize,
+    ) -> Result<()> {
         let mut nodes = vec![0u32; n];
         for (i, key) in keys.iter().enumerate() {
             router.replicas(key, &mut nodes).map_err(|e| {
-                CliError::from_bindings(format_args!("key {} (line {})", show(key), first_line + i as u64), &e)
+                CliError::from_bindings(format_args!("key {} ({origin} {})", show(key), first_line + i as u64), &e)
             })?;
+            self.key(router, key);
             if self.json {
-                json_key(&mut self.buf, key);
                 self.buf.extend_from_slice(b",\"replicas\":[");
                 for (j, &node) in nodes.iter().enumerate() {
                     if j > 0 {
@@ -148,7 +331,6 @@ impl Output {
                 }
                 self.buf.extend_from_slice(b"]}\n");
             } else {
-                self.buf.extend_from_slice(key);
                 for &node in &nodes {
                     // `\t<id>` of the node's `\t<id>\n`.
                     let s = self.suffix.get(node as usize).map_or(&b"\t?\n"[..], Vec::as_slice);
@@ -181,19 +363,26 @@ fn json_key(buf: &mut Vec<u8>, key: &[u8]) {
         }
         Err(_) => {
             buf.extend_from_slice(b"{\"key_hex\":\"");
-            for b in key {
-                let _ = write!(buf, "{b:02x}");
-            }
+            push_hex(buf, key);
             buf.push(b'"');
         }
     }
 }
 
+/// Appends `bytes` as lowercase hex.
+fn push_hex(buf: &mut Vec<u8>, bytes: &[u8]) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    for &b in bytes {
+        buf.push(DIGITS[usize::from(b >> 4)]);
+        buf.push(DIGITS[usize::from(b & 15)]);
+    }
+}
+
 /// A batch failed: name the key that failed and its line.
-fn locate(keys: &[&[u8]], first_line: u64, e: &keyroute_bindings::Error) -> CliError {
+fn locate(keys: &[&[u8]], first_line: u64, origin: &str, e: &keyroute_bindings::Error) -> CliError {
     match e.key_index().and_then(|i| Some((i, keys.get(i)?))) {
         Some((i, key)) => {
-            CliError::from_bindings(format_args!("key {} (line {})", show(key), first_line + i as u64), e)
+            CliError::from_bindings(format_args!("key {} ({origin} {})", show(key), first_line + i as u64), e)
         }
         None => CliError::from_bindings("routing", e),
     }

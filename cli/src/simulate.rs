@@ -125,17 +125,17 @@ struct Sums {
 pub fn run(args: &SimulateArgs) -> Result<()> {
     let s = args.zipf.unwrap_or(0.0);
     if !(0.0..=100.0).contains(&s) {
-        return Err(CliError::new(
+        return Err(CliError::usage(
             ErrorCode::InvalidParameter,
             format!("--zipf {s}: the exponent must be within [0, 100]"),
         ));
     }
     if args.keys == 0 || args.keys > MAX_KEYS {
-        return Err(CliError::new(ErrorCode::InvalidParameter, format!("--keys must be within 1..={MAX_KEYS}")));
+        return Err(CliError::usage(ErrorCode::InvalidParameter, format!("--keys must be within 1..={MAX_KEYS}")));
     }
     let Some(to) = &args.to else {
         if args.progress != 1.0 {
-            return Err(CliError::new(ErrorCode::InvalidArgument, "--progress needs --to (a membership change)"));
+            return Err(CliError::usage(ErrorCode::InvalidArgument, "--progress needs --to (a membership change)"));
         }
         return load::run(&load::LoadArgs {
             topology: &args.topology,
@@ -157,7 +157,7 @@ pub fn run(args: &SimulateArgs) -> Result<()> {
     let requests = args.requests.unwrap_or(args.keys);
     let (a, b) = (input::router(&args.topology)?, input::router(to)?);
     let t = Transition::new(a, b, args.progress)
-        .map_err(|e| CliError::from_bindings(format_args!("--progress {}", args.progress), &e))?;
+        .map_err(|e| CliError::from_bindings(format_args!("--progress {}", args.progress), &e).in_usage())?;
 
     // First pass: which keys moved, and the normaliser.
     let moved = sweep(args.keys, &t, s, |_, _| 0.0)?;

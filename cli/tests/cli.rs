@@ -1,6 +1,7 @@
-//! The real `keyroute` binary, driven as an operator would: good files, stdin streams, and
-//! bad input (malformed JSON, empty topologies, duplicate ids, huge weights), which must give
-//! one line naming the error code and exit status 2, never a panic.
+//! The real `keyroute` binary, driven as an operator would: good files, stdin streams, keys in
+//! every input mode, and bad input (malformed JSON, empty topologies, duplicate ids, huge
+//! weights, bad hex, bad NDJSON), which must give one line naming the error code and the exit
+//! status of its class (2 usage, 3 data, 4 I/O, 1 a finding), never a panic.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, missing_docs, clippy::panic)]
 
@@ -48,11 +49,29 @@ fn scratch(name: &str, contents: &str) -> PathBuf {
     path
 }
 
-/// Runs a command that must fail on bad input: status 2, one stderr line naming `code`.
+/// Runs a command that must fail on bad data (status 3; status 4 for `io`, 2 for
+/// `invalid_argument`): one stderr line naming `code`.
 fn fails(args: &[&str], stdin: &[u8], code: &str) -> String {
+    let status = if code.starts_with("error io ") {
+        4
+    } else if code.starts_with("error invalid_argument ") {
+        2
+    } else {
+        3
+    };
+    fails_with(status, args, stdin, code)
+}
+
+/// Runs a command whose command line is wrong: status 2, one stderr line naming `code`.
+fn fails_usage(args: &[&str], stdin: &[u8], code: &str) -> String {
+    fails_with(2, args, stdin, code)
+}
+
+/// Runs a command that must fail with `status` and one stderr line naming `code`.
+fn fails_with(status: i32, args: &[&str], stdin: &[u8], code: &str) -> String {
     let out = keyroute(args, stdin);
     let err = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert_eq!(out.status.code(), Some(status), "{args:?}: {err}");
     assert_eq!(err.lines().count(), 1, "{args:?}: one line: {err}");
     assert!(err.starts_with("keyroute: error ") && err.contains(code), "{args:?}: wanted {code}: {err}");
     assert!(!err.contains("panicked") && !err.contains("RUST_BACKTRACE"), "{err}");
@@ -105,7 +124,7 @@ fn route_replicas_and_json() {
     assert_eq!(rows[0]["key_hex"], "fffe");
     assert_eq!(rows[1]["key"], "\"quoted\"");
     assert_eq!(rows[1]["node"], four.route_id(b"\"quoted\"").unwrap());
-    fails(&["route", "-t", FOUR, "--replicas", "5", "k"], b"", "replicas_exceed_nodes (code 11)");
+    fails_usage(&["route", "-t", FOUR, "--replicas", "5", "k"], b"", "replicas_exceed_nodes (code 11)");
 }
 
 #[test]
@@ -225,7 +244,7 @@ fn balance_is_exact_per_point_count_and_plots() {
     );
     let out = ok(&["balance", "-t", maglev.to_str().unwrap()], b"");
     assert!(out.contains("maglev"), "{out}");
-    fails(&["balance", "-t", maglev.to_str().unwrap(), "--points", "10"], b"", "invalid_parameter (code 15)");
+    fails_usage(&["balance", "-t", maglev.to_str().unwrap(), "--points", "10"], b"", "invalid_parameter (code 15)");
 }
 
 #[test]
@@ -248,8 +267,8 @@ fn simulate_weighs_every_key() {
     assert!(window < now, "a hot key misses once, then hits: {window} < {now}");
     let text = ok(&["simulate", "-t", THREE, "--to", FOUR, "--keys", "5000", "--zipf", "0.9"], b"");
     assert!(text.contains("with dual reads") && text.contains("hits kept"), "{text}");
-    fails(&["simulate", "-t", THREE, "--to", FOUR, "--zipf", "-1"], b"", "invalid_parameter");
-    fails(&["simulate", "-t", THREE, "--to", FOUR, "--progress", "1.5"], b"", "invalid_parameter");
+    fails_usage(&["simulate", "-t", THREE, "--to", FOUR, "--zipf", "-1"], b"", "invalid_parameter");
+    fails_usage(&["simulate", "-t", THREE, "--to", FOUR, "--progress", "1.5"], b"", "invalid_parameter");
 }
 
 #[test]
@@ -262,7 +281,7 @@ fn demo_measures_the_headline() {
 }
 
 #[test]
-fn bad_input_is_one_line_with_a_code_and_status_2() {
+fn bad_input_is_one_line_with_a_code_and_the_status_of_its_class() {
     let cases: [(&str, &str, &str); 8] = [
         ("malformed.json", "{\"algorithm\": \"ring\", \"nodes\": [", "invalid_json (code 1)"),
         ("empty.json", r#"{"algorithm":"ring","nodes":[]}"#, "empty_topology (code 4)"),
@@ -293,7 +312,11 @@ fn bad_input_is_one_line_with_a_code_and_status_2() {
     fails(&["route", "--bogus"], b"", "error invalid_argument (code 26): unexpected argument '--bogus'");
     fails(&["plan", FOUR], b"", "error invalid_argument (code 26)");
     fails(&["route", "-t", FOUR, "--limits", "{\"max_nodes\": 3}", "k"], b"", "too_many_nodes (code 7)");
-    fails(&["route", "-t", FOUR, "--limits", "{\"max_node\": 3}", "k"], b"", "invalid_parameter (code 15): --limits");
+    fails_usage(
+        &["route", "-t", FOUR, "--limits", "{\"max_node\": 3}", "k"],
+        b"",
+        "invalid_parameter (code 15): --limits",
+    );
     assert!(ok(&["route", "-t", FOUR, "--limits", "{\"max_nodes\": 4}", "k"], b"").starts_with("k\t"));
     // A key the algorithm cannot take names its line.
     let u64be =
@@ -410,16 +433,281 @@ fn simulate_load_bounds_the_busiest_node_and_spreads_hot_keys() {
     let text = ok(&["simulate", "-t", ten, "--keys", "1000", "--requests", "2000", "--bounded", "1.5"], b"");
     assert!(text.contains("busiest node / fair") && text.contains("bounded 1.5"), "{text}");
 
-    fails(&["simulate", "-t", ten, "--requests", "100", "--bounded", "0.5"], b"", "invalid_parameter");
-    fails(&["simulate", "-t", ten, "--requests", "100", "--hot-spread", "11"], b"", "invalid_parameter");
-    fails(&["simulate", "-t", ten, "--requests", "100", "--hot-share", "0"], b"", "invalid_parameter");
-    fails(&["simulate", "-t", ten, "--requests", "0"], b"", "invalid_parameter");
-    fails(&["simulate", "-t", ten, "--progress", "0.5"], b"", "invalid_argument");
-    fails(&["simulate", "-t", ten, "--trace", "-", "--zipf", "1"], b"", "invalid_argument");
+    fails_usage(&["simulate", "-t", ten, "--requests", "100", "--bounded", "0.5"], b"", "invalid_parameter");
+    fails_usage(&["simulate", "-t", ten, "--requests", "100", "--hot-spread", "11"], b"", "invalid_parameter");
+    fails_usage(&["simulate", "-t", ten, "--requests", "100", "--hot-share", "0"], b"", "invalid_parameter");
+    fails_usage(&["simulate", "-t", ten, "--requests", "0"], b"", "invalid_parameter");
+    fails_usage(&["simulate", "-t", ten, "--progress", "0.5"], b"", "invalid_argument");
+    fails_usage(&["simulate", "-t", ten, "--trace", "-", "--zipf", "1"], b"", "invalid_argument");
     fails(&["simulate", "-t", ten, "--trace", "-"], b"", "invalid_key");
     fails(
         &["simulate", "-t", jump.to_str().unwrap(), "--requests", "10", "--bounded", "1.25"],
         b"",
         "replicas_unsupported",
     );
+}
+
+/// Every key as a line for `--input hex`.
+fn hex_lines(keys: &[Vec<u8>]) -> String {
+    keys.iter().map(|k| k.iter().map(|b| format!("{b:02x}")).collect::<String>() + "\n").collect()
+}
+
+#[test]
+fn route_hex_input_takes_any_bytes() {
+    let four = router(FOUR);
+    let keys: Vec<Vec<u8>> =
+        vec![b"user:42".to_vec(), b"line one\nline two".to_vec(), b"".to_vec(), vec![0xff, 0, b'\r'], b"a\tb".to_vec()];
+    let out = ok(&["route", "-t", FOUR, "--input", "hex"], hex_lines(&keys).as_bytes());
+    let want: String = keys
+        .iter()
+        .map(|k| {
+            format!("{}\t{}\n", k.iter().map(|b| format!("{b:02x}")).collect::<String>(), four.route_id(k).unwrap())
+        })
+        .collect();
+    assert_eq!(out, want);
+    // Upper case, CRLF, arguments; JSON output names the key as text or hex.
+    assert_eq!(
+        ok(&["route", "-t", FOUR, "--input", "hex"], b"FF000D\r\n"),
+        want.lines().nth(3).unwrap().to_string() + "\n"
+    );
+    let args =
+        ok(&["route", "-t", FOUR, "--input", "hex", "757365723a3432", "6c696e65206f6e650a6c696e652074776f"], b"");
+    assert_eq!(args, want.lines().take(2).map(|l| format!("{l}\n")).collect::<String>());
+    let json = ok(&["route", "-t", FOUR, "--input", "hex", "--json"], hex_lines(&keys).as_bytes());
+    let rows: Vec<Value> = json.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(rows[1]["key"], "line one\nline two");
+    assert_eq!(rows[3]["key_hex"], "ff000d");
+    assert_eq!(rows[3]["node"], four.route_id(&keys[3]).unwrap());
+    // Replicas, in preference order.
+    let mut want = [0u32; 2];
+    four.replicas(&keys[1], &mut want).unwrap();
+    let line = ok(&["route", "-t", FOUR, "--input", "hex", "-r", "2", "6c696e65206f6e650a6c696e652074776f"], b"");
+    let ids: Vec<&str> = want.iter().map(|&i| four.node_id(i).unwrap()).collect();
+    assert_eq!(line, format!("6c696e65206f6e650a6c696e652074776f\t{}\n", ids.join("\t")));
+}
+
+#[test]
+fn route_hex_input_refuses_what_is_not_hex() {
+    let err = fails(&["route", "-t", FOUR, "--input", "hex"], b"6b31\nabc\n6b32\n", "error invalid_key (code 16)");
+    assert!(err.contains("line 2") && err.contains("odd number of digits"), "{err}");
+    let err = fails(&["route", "-t", FOUR, "--input", "hex"], b"6b31\n0x31\n", "error invalid_key (code 16)");
+    assert!(err.contains("line 2") && err.contains("byte 1 is not a hex digit"), "{err}");
+    let err = fails(&["route", "-t", FOUR, "--input", "hex", "6b 31"], b"", "error invalid_key (code 16)");
+    assert!(err.contains("argument 1"), "{err}");
+    fails(&["route", "-t", FOUR, "--input", "hex", "6b3é"], b"", "error invalid_key (code 16)");
+}
+
+#[test]
+fn route_ndjson_input_takes_strings_and_hex_objects() {
+    let four = router(FOUR);
+    let stdin = concat!(
+        "\"user:42\"\n",
+        "\"line one\\nline two\"\n",
+        "{\"key_hex\":\"ff0a\"}\n",
+        "{\"key\":\"é\\u0000\",\"node\":\"ignored\"}\n",
+        "\"\"\r\n",
+    );
+    let keys: Vec<Vec<u8>> = vec![
+        b"user:42".to_vec(),
+        b"line one\nline two".to_vec(),
+        vec![0xff, b'\n'],
+        "é\0".as_bytes().to_vec(),
+        b"".to_vec(),
+    ];
+    let out = ok(&["route", "-t", FOUR, "--input", "ndjson"], stdin.as_bytes());
+    let firsts = ["\"user:42\"", "\"line one\\nline two\"", "{\"key_hex\":\"ff0a\"}", "\"é\\u0000\"", "\"\""];
+    let want: String = keys.iter().zip(firsts).map(|(k, f)| format!("{f}\t{}\n", four.route_id(k).unwrap())).collect();
+    assert_eq!(out, want);
+    // The first column is input for the same mode: it routes to the same nodes again.
+    let firsts: String = out.lines().map(|l| l.split('\t').next().unwrap().to_string() + "\n").collect();
+    assert_eq!(ok(&["route", "-t", FOUR, "--input", "ndjson"], firsts.as_bytes()), out);
+    // --json output is ndjson input too.
+    let json = ok(&["route", "-t", FOUR, "--input", "ndjson", "--json"], stdin.as_bytes());
+    assert_eq!(ok(&["route", "-t", FOUR, "--input", "ndjson", "--json"], json.as_bytes()), json);
+    let rows: Vec<Value> = json.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(rows[1]["key"], "line one\nline two");
+    assert_eq!(rows[2]["key_hex"], "ff0a");
+    // Arguments are JSON values too.
+    assert_eq!(
+        ok(&["route", "-t", FOUR, "--input", "ndjson", "\"user:42\""], b""),
+        want.lines().next().unwrap().to_string() + "\n"
+    );
+}
+
+#[test]
+fn route_ndjson_input_refuses_what_is_not_a_key() {
+    let cases: [(&[u8], &str, &str); 9] = [
+        (b"\"ok\"\nuser:1\n", "error invalid_json (code 1)", "line 2"),
+        (b"\"ok\"\n\n", "error invalid_json (code 1)", "line 2"),
+        (b"\"a\" \"b\"\n", "error invalid_json (code 1)", "line 1"),
+        (b"\"\\ud800\"\n", "error invalid_json (code 1)", "line 1"),
+        (b"42\n", "error invalid_type (code 22)", "a number"),
+        (b"[\"k\"]\n", "error invalid_type (code 22)", "an array"),
+        (b"{\"id\":\"k\"}\n", "error invalid_type (code 22)", "without"),
+        (b"{\"key\":\"k\",\"key_hex\":\"6b\"}\n", "error invalid_type (code 22)", "both"),
+        (b"{\"key_hex\":\"6\"}\n", "error invalid_key (code 16)", "odd number"),
+    ];
+    for (stdin, code, detail) in cases {
+        let err = fails(&["route", "-t", FOUR, "--input", "ndjson"], stdin, code);
+        assert!(err.contains(detail), "{stdin:?}: {err}");
+    }
+    // Invalid UTF-8 inside a JSON string is not JSON either.
+    fails(&["route", "-t", FOUR, "--input", "ndjson"], b"\"\xff\"\n", "error invalid_json (code 1)");
+    fails_usage(&["route", "-t", FOUR, "--input", "yaml", "k"], b"", "error invalid_argument (code 26)");
+}
+
+#[test]
+fn route_prints_the_slot_of_slot_based_algorithms_in_every_format() {
+    let spec = scratch(
+        "redis.json",
+        r#"{"algorithm":"redis-cluster","nodes":[{"id":"a","slots":[[0,5460]]},{"id":"b","slots":[[5461,10922]]},{"id":"c","slots":[[10923,16383]]}]}"#,
+    );
+    let p = spec.to_str().unwrap();
+    // Redis Cluster's own slots: CLUSTER KEYSLOT foo = 12182, {user1000}.following = 3443.
+    let text = ok(&["route", "-t", p, "foo", "{user1000}.following"], b"");
+    assert_eq!(text, "foo\t12182\tc\n{user1000}.following\t3443\ta\n");
+    assert_eq!(ok(&["route", "-t", p, "--input", "hex", "666f6f"], b""), "666f6f\t12182\tc\n");
+    assert_eq!(ok(&["route", "-t", p, "--input", "ndjson"], b"\"foo\"\n"), "\"foo\"\t12182\tc\n");
+    let json: Value = serde_json::from_str(&ok(&["route", "-t", p, "--json", "foo"], b"")).unwrap();
+    assert_eq!(json, serde_json::json!({"key": "foo", "slot": 12182, "node": "c"}));
+    // Native slot tables too, with replicas; other algorithms print no slot.
+    let slots = scratch(
+        "slots.json",
+        r#"{"algorithm":"slots","params":{"count":64},"nodes":[{"id":"a"},{"id":"b"},{"id":"c"}]}"#,
+    );
+    let r = router(slots.to_str().unwrap());
+    let slot = r.slot(b"k").unwrap();
+    let mut two = [0u32; 2];
+    r.replicas(b"k", &mut two).unwrap();
+    let line = ok(&["route", "-t", slots.to_str().unwrap(), "-r", "2", "--json", "k"], b"");
+    let json: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(json["slot"], slot);
+    assert_eq!(json["replicas"], serde_json::json!([r.node_id(two[0]).unwrap(), r.node_id(two[1]).unwrap()]));
+    let line = ok(&["route", "-t", slots.to_str().unwrap(), "-r", "2", "k"], b"");
+    assert_eq!(line, format!("k\t{slot}\t{}\t{}\n", r.node_id(two[0]).unwrap(), r.node_id(two[1]).unwrap()));
+    assert_eq!(ok(&["route", "-t", FOUR, "k"], b"").split('\t').count(), 2);
+}
+
+#[test]
+fn demo_json_has_its_documented_shape() {
+    let doc: Value = serde_json::from_str(&ok(&["demo", "--keys", "2000", "--json"], b"")).unwrap();
+    assert_eq!(doc["keys"], 2000);
+    let scenarios = doc["scenarios"].as_array().unwrap();
+    assert_eq!(scenarios.len(), 3);
+    assert_eq!(scenarios[0]["title"], "3 → 4 nodes");
+    assert_eq!(scenarios[0]["from"].as_array().unwrap().len(), 3);
+    assert_eq!(scenarios[0]["to"][3], serde_json::json!({"id": "cache-3", "weight": 1}));
+    assert_eq!(scenarios[0]["ideal_moved"], 0.25);
+    let mut refused = 0;
+    for s in scenarios {
+        let rows = s["rows"].as_array().unwrap();
+        assert_eq!(rows.len(), 8);
+        for row in rows {
+            assert!(row["label"].is_string() && row["algorithm"].is_string() && row["params"].is_object(), "{row}");
+            if let Some(r) = row.get("refused") {
+                refused += 1;
+                assert_eq!(r["error"], "weights_unsupported");
+                assert_eq!(r["code"], 10);
+                continue;
+            }
+            for field in ["moved", "measured_moved", "max_over_mean", "cv", "measured_cv"] {
+                let v = row[field].as_f64().unwrap_or_else(|| panic!("{field}: {row}"));
+                assert!(v >= 0.0 && v.is_finite(), "{field}: {row}");
+            }
+            assert!(["exact", "expected", "slot_share", "sampled"].contains(&row["method"].as_str().unwrap()), "{row}");
+        }
+    }
+    assert!(refused > 0, "the weighted add is refused by an algorithm that cannot weigh nodes");
+    let modulo = &scenarios[0]["rows"][0];
+    assert_eq!(modulo["algorithm"], "modulo");
+    assert_eq!(modulo["moved"], 0.75);
+    // The text report shows the same exact figure.
+    let text = ok(&["demo", "--keys", "2000"], b"");
+    let ring = &scenarios[0]["rows"][2];
+    assert!(text.contains(&format!("{:.1}%", ring["moved"].as_f64().unwrap() * 100.0)), "{text}");
+}
+
+#[test]
+fn each_exit_status_class() {
+    // 0: success.
+    assert_eq!(keyroute(&["route", "-t", FOUR, "k"], b"").status.code(), Some(0));
+    // 1: a finding, after the whole report. 3 → 4 nodes on this ring moves about a quarter of
+    // the keys.
+    for json in [false, true] {
+        let mut args = vec!["plan", THREE, FOUR, "--max-moved", "0.1"];
+        args.extend(json.then_some("--json"));
+        let out = keyroute(&args, b"");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.starts_with("keyroute: finding: the change moves ") && err.contains("more than --max-moved 10.00%")
+        );
+        let report = String::from_utf8(out.stdout).unwrap();
+        if json {
+            assert!(serde_json::from_str::<Value>(&report).unwrap()["moved"].as_f64().unwrap() > 0.1);
+        } else {
+            assert!(report.contains("moved: "), "{report}");
+        }
+    }
+    assert!(ok(&["plan", THREE, FOUR, "--max-moved", "0.5"], b"").contains("moved: "));
+    assert!(ok(&["plan", THREE, FOUR, "--max-moved", "0.1", "--progress", "0.1"], b"").contains("moved: "));
+    // 2: usage.
+    fails_usage(&["plan", THREE, FOUR, "--max-moved", "1.5"], b"", "error invalid_parameter (code 15)");
+    fails_usage(&["plan", THREE, FOUR, "--max-moved", "0.5", "--keys", "-"], b"", "error invalid_argument (code 26)");
+    fails_usage(&["demo", "--keys", "0"], b"", "error invalid_parameter (code 15)");
+    fails_usage(&["nonsense"], b"", "error invalid_argument (code 26)");
+    // 3: bad data.
+    let bad = scratch("bad-data.json", "{\"algorithm\": 7}");
+    fails_with(3, &["route", "-t", bad.to_str().unwrap(), "k"], b"", "error invalid_spec (code 2)");
+    fails_with(3, &["route", "-t", FOUR, "--input", "hex", "z"], b"", "error invalid_key (code 16)");
+    // 4: I/O: a missing file, a folder read as a file, a plot that cannot be written.
+    fails_with(4, &["route", "-t", "/nonexistent/topo.json", "k"], b"", "error io (code 23)");
+    fails_with(4, &["plan", env!("CARGO_MANIFEST_DIR"), FOUR], b"", "error io (code 23)");
+    fails_with(4, &["balance", "-t", FOUR, "--plot", "/nonexistent/dir/b.svg"], b"", "error io (code 23)");
+    fails_with(4, &["man", "--dir", "/proc/keyroute-man"], b"", "error io (code 23)");
+}
+
+#[test]
+fn the_exit_status_table_is_in_the_help_and_the_readme() {
+    let help = ok(&["--help"], b"");
+    let table: Vec<&str> =
+        help.lines().skip_while(|l| *l != "Exit status:").skip(1).take_while(|l| l.starts_with("  ")).collect();
+    assert_eq!(table.len(), 6, "{help}");
+    for name in ["cli/README.md", "README.md"] {
+        let readme = std::fs::read_to_string(format!("{}/../{name}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+        for (status, line) in table.iter().enumerate() {
+            let line = line.trim_start();
+            assert!(line.starts_with(&format!("{status}  ")), "{line}");
+            let meaning = line.split_once("  ").unwrap().1.trim();
+            let row = format!("| {status} | {meaning} |");
+            assert!(readme.contains(&row), "{name} lacks the row {row:?}");
+        }
+    }
+}
+
+#[test]
+fn completions_and_man_pages() {
+    let bash = ok(&["completions", "bash"], b"");
+    assert!(
+        bash.contains("_keyroute()") && bash.contains("complete -F _keyroute") && bash.contains("--input"),
+        "{bash}"
+    );
+    let zsh = ok(&["completions", "zsh"], b"");
+    assert!(zsh.starts_with("#compdef keyroute") && zsh.contains("--max-moved"), "{zsh}");
+    let fish = ok(&["completions", "fish"], b"");
+    assert!(fish.contains("complete -c keyroute") && fish.contains("ndjson"), "{fish}");
+    fails_usage(&["completions", "tcsh"], b"", "error invalid_argument (code 26)");
+    let man = ok(&["man"], b"");
+    assert!(man.starts_with(".ie \\n(.g .ds Aq") || man.contains(".TH keyroute 1"), "{man}");
+    assert!(man.contains(".TH keyroute 1") && man.contains("route") && man.contains("completions"), "{man}");
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("keyroute-cli-tests").join("man");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(ok(&["man", "--dir", dir.to_str().unwrap()], b""), "");
+    for page in ["keyroute.1", "keyroute-route.1", "keyroute-plan.1", "keyroute-demo.1", "keyroute-completions.1"] {
+        let text = std::fs::read_to_string(dir.join(page)).unwrap_or_else(|e| panic!("{page}: {e}"));
+        assert!(text.contains(".TH "), "{page}");
+    }
+    let route = std::fs::read_to_string(dir.join("keyroute-route.1")).unwrap();
+    assert!(route.contains("ndjson") && route.contains("hex"), "{route}");
 }

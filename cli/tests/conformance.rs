@@ -119,10 +119,10 @@ fn a_tampered_vector_fails_with_status_1_and_a_junit_failure() {
 fn a_folder_with_a_broken_file_or_no_files_is_an_error() {
     let dir = scratch("broken");
     let empty = keyroute(&["conformance", dir.to_str().unwrap()]);
-    assert_eq!(status(&empty), 2, "{}", text(&empty));
+    assert_eq!(status(&empty), 4, "an I/O failure: {}", text(&empty));
     std::fs::write(dir.join("x.json"), "{not json").unwrap();
     let out = keyroute(&["conformance", dir.to_str().unwrap()]);
-    assert_eq!(status(&out), 2, "{}", text(&out));
+    assert_eq!(status(&out), 3, "bad data: {}", text(&out));
     assert!(text(&out).contains("invalid_json"), "{}", text(&out));
 }
 
@@ -208,7 +208,7 @@ fn each_routing_fault_draws_its_hint() {
 }
 
 #[test]
-fn protocol_faults_stop_the_run_with_status_2() {
+fn protocol_faults_stop_the_run_with_status_4() {
     let cases: &[(&str, &str)] = &[
         ("refuse", "refused the session: this adapter refuses every session"),
         ("old-protocol", "this runner speaks protocol [1]; the adapter answered protocol 99"),
@@ -221,7 +221,7 @@ fn protocol_faults_stop_the_run_with_status_2() {
     for (mode, why) in cases {
         let out = exec(mode, &["--file", "native-ring-3"]);
         let t = text(&out);
-        assert_eq!(status(&out), 2, "{mode}: {t}");
+        assert_eq!(status(&out), 4, "{mode}: the adapter's stream failed (I/O): {t}");
         assert!(t.contains(why), "{mode}: {t}");
         assert!(t.contains("keyroute: error "), "{mode}: {t}");
     }
@@ -245,7 +245,7 @@ fn a_hanging_adapter_is_stopped_at_the_timeout_and_reported_in_junit() {
         report.to_str().unwrap(),
     ]);
     let t = text(&out);
-    assert_eq!(status(&out), 2, "{t}");
+    assert_eq!(status(&out), 4, "{t}");
     assert!(
         t.contains("did not answer route message 1 of native-ring-3.json (504 keys) within 0.5 s; it was stopped"),
         "{t}"

@@ -1,15 +1,17 @@
 //! The CLI's conformance runner for the hostile-input catalogue
 //! (`conformance/vectors/v1/hostile.json`), and for the error cases of every other vector file:
 //! each case's spec is written to a file (`.toml` for `spec_toml`), the real `keyroute route -t
-//! FILE` reads it, under `--limits` when the case has limits, and routes the case's key from
-//! stdin. A routed case must print `key<TAB>node` and exit 0; an error case must exit 2 with
-//! nothing on stdout and one stderr line naming the error and its code, never a panic.
+//! FILE --input hex` reads it, under `--limits` when the case has limits, and routes the case's
+//! key, given in hex on stdin (so any bytes, a newline too). A routed case must print
+//! `hex<TAB>node` (`hex<TAB>slot<TAB>node` for slot-based algorithms) and exit 0; an error case
+//! must exit with its class's status (3 for bad data, 4 for I/O, …) with nothing on stdout and
+//! one stderr line naming the error and its code, never a panic. The cases of every vector file
+//! that give a key's `slot` are routed file by file, slot and node checked.
 //!
 //! Cases are read by the conformance runner's own loading contract
 //! (`bindings/tests/common/mod.rs`). What a byte stream cannot carry is skipped and counted:
-//! `key_type` (a key of another type than bytes), `key_utf16` with a lone surrogate (no UTF-8
-//! for it), and keys holding `\n` or ending in `\r` (not one stdin line). A case's `replicas`
-//! are checked with `--replicas N`; its `slot` is not (the CLI does not print slots).
+//! `key_type` (a key of another type than bytes) and `key_utf16` with a lone surrogate (no
+//! UTF-8 for it). A case's `replicas` are checked with `--replicas N`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic, missing_docs)]
 
@@ -44,8 +46,32 @@ struct Job {
 }
 
 enum Want {
-    Node(Vec<u8>),
-    Error { name: String, code: u64 },
+    /// The node(s), and the slot column when the algorithm places keys in slots.
+    Node(Vec<u8>, Option<u64>),
+    /// `usage`: the error is in an option's value (`--limits`, `--replicas`): status 2.
+    Error { name: String, code: u64, usage: bool },
+}
+
+/// The exit status the CLI documents for an error kind raised by data (`keyroute --help`).
+fn exit_status(name: &str) -> i32 {
+    match name {
+        // The replica count is the `--replicas` option: a usage error.
+        "invalid_argument" | "replicas_exceed_nodes" => 2,
+        "io" => 4,
+        "internal" | "out_of_memory" => 5,
+        _ => 3,
+    }
+}
+
+/// The slot `route` prints for a JSON spec of a slot-based algorithm (checked against the
+/// case's own `slot` where it has one).
+fn predicted_slot(spec: &[u8], toml: bool, limits: Option<&str>, key: &[u8]) -> Option<u64> {
+    if toml {
+        return None;
+    }
+    let limits = limits.map_or(Ok(keyroute_bindings::Limits::DEFAULT), keyroute_bindings::Limits::from_json).ok()?;
+    let router = keyroute_bindings::Router::from_bytes(spec, &limits).ok()?;
+    router.slot(key).map(u64::from)
 }
 
 /// A case as a job, or why the CLI cannot express it.
@@ -67,22 +93,30 @@ fn job(file: &str, file_spec: Option<&Value>, case: &Value) -> Result<Job, &'sta
         Some(Ok(key)) => key,
         Some(Err(_)) => return Err("key_utf16 that is not well-formed UTF-16: no UTF-8 bytes to pass"),
     };
-    if key.contains(&b'\n') || key.ends_with(b"\r") {
-        return Err("key holds \\n or ends in \\r: not one stdin line");
-    }
     let want = match (case.get("error").and_then(Value::as_str), case.get("code").and_then(Value::as_u64)) {
-        (Some(name), Some(code)) => Want::Error { name: name.to_string(), code },
+        (Some(name), Some(code)) => {
+            // Limits that are not limits, or more replicas than nodes, are wrong option values.
+            let bad_limits =
+                common::case_limits(case).is_some_and(|l| keyroute_bindings::Limits::from_json(&l).is_err());
+            let usage = bad_limits || name == "replicas_exceed_nodes";
+            Want::Error { name: name.to_string(), code, usage }
+        }
         (Some(name), None) => panic!("{file} {id}: error {name} without a code"),
         (None, _) => {
             let node = case["node"].as_str().unwrap_or_else(|| panic!("{file} {id}: neither node nor error"));
-            Want::Node(node.as_bytes().to_vec())
+            let limits = common::case_limits(case);
+            let slot = predicted_slot(&spec, toml, limits.as_deref(), &key);
+            if let Some(want) = case.get("slot") {
+                assert_eq!(slot, want.as_u64(), "{file} {id}: the library's slot differs from the case's");
+            }
+            Want::Node(node.as_bytes().to_vec(), slot)
         }
     };
     // Expected replicas: `route --replicas N` prints them after the key, tab-separated.
     let (replicas, want) = match (case.get("replicas").and_then(Value::as_array), want) {
-        (Some(list), Want::Node(_)) => {
+        (Some(list), Want::Node(_, slot)) => {
             let ids: Vec<&str> = list.iter().filter_map(Value::as_str).collect();
-            (Some(ids.len() as u64), Want::Node(ids.join("\t").into_bytes()))
+            (Some(ids.len() as u64), Want::Node(ids.join("\t").into_bytes(), slot))
         }
         (_, want) => (case.get("replicas_count").and_then(Value::as_u64), want),
     };
@@ -115,13 +149,13 @@ fn run(dir: &Path, index: usize, job: &Job) -> Result<(), String> {
     if let Some(limits) = &job.limits {
         cmd.args(["--limits", limits]);
     }
-    cmd.arg("route").arg("-t").arg(&path);
+    cmd.arg("route").arg("-t").arg(&path).args(["--input", "hex"]);
     if let Some(n) = job.replicas {
         cmd.args(["--replicas", &n.to_string()]);
     }
     let mut child = cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
     let mut stdin = child.stdin.take().unwrap();
-    let mut line = job.key.clone();
+    let mut line = hex(&job.key).into_bytes();
     line.push(b'\n');
     // The binary may exit before reading a key (a spec error): a broken pipe here is fine.
     let writer = std::thread::spawn(move || {
@@ -135,9 +169,12 @@ fn run(dir: &Path, index: usize, job: &Job) -> Result<(), String> {
         return Err(format!("panicked: {}", shown(&out.stderr)));
     }
     match &job.want {
-        Want::Node(node) => {
-            let mut want = job.key.clone();
+        Want::Node(node, slot) => {
+            let mut want = hex(&job.key).into_bytes();
             want.push(b'\t');
+            if let Some(slot) = slot {
+                want.extend_from_slice(format!("{slot}\t").as_bytes());
+            }
             want.extend_from_slice(node);
             want.push(b'\n');
             if out.status.code() != Some(0) {
@@ -155,9 +192,9 @@ fn run(dir: &Path, index: usize, job: &Job) -> Result<(), String> {
                 return Err(format!("routed, but stderr: {}", shown(&out.stderr)));
             }
         }
-        Want::Error { name, code } => {
+        Want::Error { name, code, usage } => {
             let want = format!("error {name} (code {code})");
-            if out.status.code() != Some(2) {
+            if out.status.code() != Some(if *usage { 2 } else { exit_status(name) }) {
                 return Err(format!(
                     "expected {want}, got status {:?}, stdout {:?}, stderr {:?}",
                     out.status,
@@ -177,6 +214,11 @@ fn run(dir: &Path, index: usize, job: &Job) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Bytes as lowercase hex.
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Runs jobs on [`threads`] threads; the failures, in job order.
@@ -263,4 +305,53 @@ fn every_other_file_error_cases() {
     let paths: Vec<PathBuf> = common::vector_files().into_iter().filter(|p| !p.ends_with("hostile.json")).collect();
     let files: Vec<_> = paths.iter().filter_map(|p| read(p, "\"error\"")).collect();
     check("error cases of the other vector files", "errors", &files, |c| c.get("error").is_some());
+}
+
+/// The cases of every vector file that record a key's `slot`: each file's keys go through one
+/// `route --input hex` process (these files share one spec per file), and every line must be
+/// `hex<TAB>slot<TAB>node` as recorded.
+#[test]
+fn every_slot_case() {
+    let paths = common::vector_files();
+    let files: Vec<_> = paths.iter().filter_map(|p| read(p, "\"slot\"")).collect();
+    assert!(files.len() >= 3, "the corpus has Redis Cluster slot files");
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("keyroute-cli-hostile").join("slots");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut total = 0;
+    for (name, spec, cases) in &files {
+        let cases: Vec<&Value> = cases.iter().filter(|c| c.get("slot").is_some()).collect();
+        let spec = spec.as_ref().unwrap_or_else(|| panic!("{name}: slot cases without a file spec"));
+        let (mut stdin, mut want) = (String::new(), String::new());
+        for case in &cases {
+            let id = case["id"].as_str().unwrap();
+            assert!(case.get("spec").is_none() && case.get("limits").is_none(), "{name} {id}: the file's spec only");
+            let key = common::case_key(case).unwrap_or_else(|| panic!("{name} {id}: no key")).unwrap();
+            let node = case["node"].as_str().unwrap_or_else(|| panic!("{name} {id}: no node"));
+            stdin.push_str(&hex(&key));
+            stdin.push('\n');
+            want.push_str(&format!("{}\t{}\t{node}\n", hex(&key), case["slot"].as_u64().unwrap()));
+        }
+        let path = dir.join(name);
+        std::fs::write(&path, spec.to_string()).unwrap();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_keyroute"))
+            .args(["route", "--input", "hex", "-t"])
+            .arg(&path)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut input = child.stdin.take().unwrap();
+        let writer = std::thread::spawn(move || input.write_all(stdin.as_bytes()));
+        let out = child.wait_with_output().unwrap();
+        writer.join().unwrap().unwrap();
+        assert!(out.status.success(), "{name}: {}", shown(&out.stderr));
+        let got = String::from_utf8(out.stdout).unwrap();
+        for (g, w) in got.lines().zip(want.lines()) {
+            assert_eq!(g, w, "{name}");
+        }
+        assert_eq!(got.lines().count(), cases.len(), "{name}");
+        total += cases.len();
+    }
+    println!("cases with a slot: {total} in {} files, slot and node as recorded", files.len());
 }

@@ -1,5 +1,5 @@
-//! Which files of a corpus folder are vector files. Plain `std`, so the `keyroute` command's
-//! build script includes this same file to choose the files it compiles into the binary.
+//! Which files of a corpus folder are vector files (the `keyroute` command's build script
+//! compiles the same choice into the binary, and its tests check the two agree).
 
 use std::io;
 use std::path::{Path, PathBuf};

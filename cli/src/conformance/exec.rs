@@ -470,7 +470,7 @@ impl Drop for Adapter {
 
 fn garbage(cmd: &str, what: &str, shown: &str) -> CliError {
     CliError::new(
-        ErrorCode::InvalidJson,
+        ErrorCode::Io,
         format!("the adapter `{cmd}` answered {what} with something that is not the protocol's answer: {shown}"),
     )
 }

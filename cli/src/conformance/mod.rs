@@ -182,7 +182,7 @@ pub fn run(args: &ConformanceArgs) -> Result<()> {
     let failed: usize = reports.iter().map(FileReport::failed).sum();
     let ran: usize = reports.iter().map(|f| f.cases.len() - f.skipped()).sum();
     if failed > 0 {
-        return Err(CliError::mismatch(format!("{failed} of {ran} cases differ")));
+        return Err(CliError::finding(format!("{failed} of {ran} cases differ")));
     }
     if ran == 0 {
         return Err(CliError::new(ErrorCode::InvalidArgument, "no case ran: every selected case was skipped"));
@@ -272,6 +272,14 @@ type Files = Vec<(String, Vec<u8>)>;
 /// The corpus: a description of where it came from and its files.
 fn load(dir: Option<&PathBuf>) -> Result<(String, Files)> {
     let Some(dir) = dir else {
+        if compiled::FILES.is_empty() {
+            return Err(CliError::usage(
+                ErrorCode::InvalidArgument,
+                "this keyroute was built without the conformance corpus (from the published crate): \
+                 give the corpus folder, keyroute conformance DIR (conformance/vectors/v1 of the repository, \
+                 or share/keyroute/vectors of the C install)",
+            ));
+        }
         let files = compiled::FILES.iter().map(|(name, bytes)| ((*name).to_string(), bytes.to_vec())).collect();
         let source = format!(
             "the corpus compiled into keyroute {} ({} files)",
@@ -294,7 +302,7 @@ fn load(dir: Option<&PathBuf>) -> Result<(String, Files)> {
 }
 
 /// Parses the files and keeps what the filters select; a file that is not a vector file is an
-/// error (exit 2), and so is a selection with nothing in it.
+/// error (bad data, exit 3); a selection with nothing in it is a usage error (exit 2).
 fn select(files: Files, filter: &Filter) -> Result<Vec<Selected>> {
     let mut out = Vec::new();
     for (name, bytes) in files {
