@@ -562,7 +562,8 @@ mod tests {
     #[test]
     fn libmemcached_weighted_flag_is_given_or_refused() {
         for d in ["ketama", "consistent", "ketama_spy"] {
-            let e = Router::from_json(&spec("libmemcached", &format!(r#"{{"distribution":"{d}"}}"#), W123)).unwrap_err();
+            let e =
+                Router::from_json(&spec("libmemcached", &format!(r#"{{"distribution":"{d}"}}"#), W123)).unwrap_err();
             assert_eq!(e.code(), ErrorCode::InvalidParameter, "{d}");
             for w in [true, false] {
                 let params = format!(r#"{{"distribution":"{d}","weighted":{w}}}"#);

@@ -208,8 +208,14 @@ mod tests {
     use crate::Node;
 
     fn nodes(weights: &[u32]) -> Topology {
-        Topology::new(weights.iter().enumerate().map(|(i, &w)| Node::new(alloc::format!("n{i}")).with_weight(w)).collect::<Vec<_>>())
-            .unwrap()
+        Topology::new(
+            weights
+                .iter()
+                .enumerate()
+                .map(|(i, &w)| Node::new(alloc::format!("n{i}")).with_weight(w))
+                .collect::<Vec<_>>(),
+        )
+        .unwrap()
     }
 
     #[test]
@@ -242,7 +248,10 @@ mod tests {
                 Err(e) => assert!(matches!(e, Error::InvalidKey(_))),
             }
         }
-        assert_eq!(python_memcached(nodes(&[1, 1]), &[0, 1]).unwrap_err(), Error::InvalidParameter("every python-memcached server with a bucket is dead"));
+        assert_eq!(
+            python_memcached(nodes(&[1, 1]), &[0, 1]).unwrap_err(),
+            Error::InvalidParameter("every python-memcached server with a bucket is dead")
+        );
         assert!(matches!(python_memcached(nodes(&[1, 1]), &[2]), Err(Error::InvalidParameter(_))));
         // Weight 0: no bucket.
         let r = python_memcached(nodes(&[0, 1]), &[]).unwrap();
