@@ -69,6 +69,7 @@ awk -v rounds="$ROUNDS" -v runs="$RUNS" -v jv="$java_version" '
     row("Rust      Router::route_batch (1024 keys)", "rust ring-batch", "", "")
     row("Java/JNA  route(byte[])", "java ring-route-bytes", "rust ring-route", "vs Rust route")
     row("Java/JNA  route(String)", "java ring-route-string", "rust ring-route", "vs Rust route")
+    row("Java/JNA  route(String) as strict UTF-8 + kr_route", "java ring-route-string-utf8", "rust ring-route", "vs Rust route")
     row("Java/JNA  routeBatch(byte[][]) (1024 keys a call)", "java ring-batch", "rust ring-batch", "vs Rust route_batch")
     row("JNA raw   kr_route, direct mapping, no handle guard", "java ring-raw-kr_route", "rust ring-route", "vs Rust route")
     row("JNA raw   kr_route, interface mapping", "java ring-interface-kr_route", "rust ring-route", "vs Rust route")

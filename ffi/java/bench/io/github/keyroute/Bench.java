@@ -157,6 +157,13 @@ public final class Bench {
           }
           return s;
         });
+        measure(t + "-route-string-utf8", runs, () -> {
+          long s = 0;
+          for (String k : keys) {
+            s += r.route(KrNative.key(k)); // the strict UTF-8 encoding the other String methods use
+          }
+          return s;
+        });
         measure(t + "-batch", runs, () -> {
           long s = 0;
           for (byte[][] c : chunks) {
