@@ -275,6 +275,22 @@ public final class KeyrouteTest {
       }
       check("route(byte[]), route(String), routeId, routeBatch(byte[][]) and routeBatch(List) agree on 2,000 keys"
           + " (surrogate pairs included)", same);
+      // Keys past the per-thread buffer (1024 bytes, 512 chars) take the array path.
+      boolean longSame = true;
+      for (int len : new int[] {511, 512, 513, 1023, 1024, 1025, 5000, 100_000}) {
+        StringBuilder sb = new StringBuilder();
+        while (sb.length() < len) {
+          sb.append((char) ('a' + rnd.nextInt(26)));
+        }
+        String t = sb.toString();
+        String pair = t.substring(0, len - 1) + "\ud83d\ude00"; // a surrogate pair across the 512-char line
+        for (String k : new String[] {t, pair}) {
+          int one = r.route(b(k));
+          longSame &= r.route(k) == one && r.routeBatch(new byte[][] {b(k)})[0] == one && r.routeId(k).equals(r.nodeId(one));
+        }
+      }
+      check("long keys: route(byte[]), route(String), routeBatch, routeId agree around the buffer's size", longSame);
+      expect("invalid utf8 (long key)", InvalidUtf8Exception.class, "invalid_utf8", () -> r.route("x".repeat(600) + "\ud800"));
       check("routeBatch: empty", r.routeBatch(new byte[0][]).length == 0 && r.routeBatch(List.of()).length == 0);
       check("route: the empty key", r.route(new byte[0]) == r.route(""));
 

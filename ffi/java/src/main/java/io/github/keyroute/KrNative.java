@@ -77,6 +77,12 @@ final class KrNative {
 
   static native int kr_route_utf16(long router, char[] units, long unitsLen, int[] node);
 
+  /** kr_route with the key and the answer in native memory (see {@link Scratch}). */
+  static native int kr_route(long router, long key, long keyLen, long node);
+
+  /** kr_route_utf16 with the units and the answer in native memory (see {@link Scratch}). */
+  static native int kr_route_utf16(long router, long units, long unitsLen, long node);
+
   static native int kr_route_id(long router, byte[] key, long keyLen, long[] id, long[] idLen);
 
   static native int kr_route_batch(long router, long keys, long keyCount, int[] nodes, long nodesLen);

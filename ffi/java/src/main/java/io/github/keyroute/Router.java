@@ -84,10 +84,21 @@ public final class Router implements AutoCloseable {
    *     not 8 bytes)
    */
   public int route(byte[] key) {
+    if (KrNative.nonNull(key, "key").length <= Scratch.MAX_KEY) {
+      Scratch scratch = Scratch.get();
+      long k = scratch.putBytes(key);
+      long p = handle.enter();
+      try {
+        KrNative.check(KrNative.kr_route(p, k, key.length, scratch.address));
+      } finally {
+        handle.leave();
+      }
+      return scratch.result();
+    }
     int[] node = new int[1];
     long p = handle.enter();
     try {
-      KrNative.check(KrNative.kr_route(p, KrNative.nonNull(key, "key"), key.length, node));
+      KrNative.check(KrNative.kr_route(p, key, key.length, node));
     } finally {
       handle.leave();
     }
@@ -96,12 +107,23 @@ public final class Router implements AutoCloseable {
 
   /**
    * The owner of a text key, routed as its UTF-8 (through {@code kr_route_utf16}, so the string's
-   * chars go to the library as they are).
+   * chars go to the library as they are, and the library applies the key text policy).
    *
    * @throws InvalidUtf8Exception when the string holds a lone surrogate
    */
   public int route(String key) {
-    char[] units = KrNative.nonNull(key, "key").toCharArray();
+    if (KrNative.nonNull(key, "key").length() <= Scratch.MAX_KEY / 2) {
+      Scratch scratch = Scratch.get();
+      long k = scratch.putChars(key);
+      long p = handle.enter();
+      try {
+        KrNative.check(KrNative.kr_route_utf16(p, k, key.length(), scratch.address));
+      } finally {
+        handle.leave();
+      }
+      return scratch.result();
+    }
+    char[] units = key.toCharArray();
     int[] node = new int[1];
     long p = handle.enter();
     try {
