@@ -166,20 +166,27 @@ public final class Router implements AutoCloseable {
     for (byte[] k : keys) {
       total += KrNative.nonNull(k, "key").length;
     }
-    try (com.sun.jna.Memory bytes = new com.sun.jna.Memory(Math.max(1, total));
-        com.sun.jna.Memory spans = new com.sun.jna.Memory((long) keys.length * KR_KEY_SIZE)) {
-      long base = com.sun.jna.Pointer.nativeValue(bytes);
-      long offset = 0;
+    // One native block: the kr_key spans, then the keys' bytes, written by plain Java through a
+    // ByteBuffer view (a JNA Memory write is a native call per key).
+    long spansSize = (long) keys.length * KR_KEY_SIZE;
+    if (spansSize + total > Integer.MAX_VALUE) {
+      throw new InvalidParameterException("a batch of more than 2 GiB of keys and spans; split it");
+    }
+    try (com.sun.jna.Memory block = new com.sun.jna.Memory(Math.max(1, spansSize + total))) {
+      java.nio.ByteBuffer buf = block.getByteBuffer(0, block.size()).order(java.nio.ByteOrder.nativeOrder());
+      long base = com.sun.jna.Pointer.nativeValue(block);
+      int offset = (int) spansSize;
       for (int i = 0; i < keys.length; i++) {
         byte[] k = keys[i];
-        bytes.write(offset, k, 0, k.length);
-        spans.setLong((long) i * KR_KEY_SIZE, base + offset);
-        spans.setLong((long) i * KR_KEY_SIZE + 8, k.length);
+        buf.putLong(i * KR_KEY_SIZE, base + offset);
+        buf.putLong(i * KR_KEY_SIZE + 8, k.length);
+        buf.position(offset);
+        buf.put(k);
         offset += k.length;
       }
       long p = handle.enter();
       try {
-        KrNative.check(KrNative.kr_route_batch(p, com.sun.jna.Pointer.nativeValue(spans), keys.length, nodes, nodes.length));
+        KrNative.check(KrNative.kr_route_batch(p, base, keys.length, nodes, nodes.length));
       } finally {
         handle.leave();
       }
