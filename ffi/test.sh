@@ -14,7 +14,8 @@
 #      `make -C ffi install` (LIBDIR=lib/x86_64-linux-gnu: ffi/install.sh, as the release
 #      tarball, which scripts/dist/test-c.sh tests with CMake), checks the versioned library
 #      names and the installed corpus, and compiles the quickstart again through pkg-config;
-#   5. runs the Java test: keyroute through JNA against spymemcached and Guava in one JVM.
+#   5. compiles the Java package and runs its tests: its own (every method and error kind), the
+#      whole conformance corpus, and keyroute through JNA against spymemcached and Guava.
 #
 # Closes with "ffi: N passed, M failed" (N, M: steps); exits non-zero if any step failed.
 set -euo pipefail
@@ -184,10 +185,32 @@ else
 fi
 
 # ---------------------------------------------------------------- 5. Java through the C ABI
+# The package (ffi/java/src/main/java) and its tests, compiled with every lint as an error and
+# run against the debug library: the package's own tests (every method, every error kind,
+# lifetimes, threads), the whole conformance corpus, and agreement with the real peers.
 CP="/usr/share/java/jna.jar:/usr/share/java/spymemcached.jar:/usr/share/java/guava.jar"
+JAVA_RUN=(java -cp "$CP:$OUT/java" -Djna.library.path="$LIB" -Dkeyroute.expect.version="$("$ROOT/scripts/dist/version.sh")")
 rm -rf "$OUT/java"
-javac -Xlint:all -Werror -d "$OUT/java" -cp "$CP" "$FFI"/java/src/keyroute/*.java "$FFI/java/test/PeerAgreementTest.java"
-if java -cp "$CP:$OUT/java" -Djna.library.path="$LIB" PeerAgreementTest; then
+mapfile -t java_sources < <(find "$FFI/java/src/main/java" "$FFI/java/test" -name '*.java' | LC_ALL=C sort)
+if javac -encoding UTF-8 -Xlint:all -Werror -d "$OUT/java" -cp "$CP" "${java_sources[@]}"; then
+  pass "Java package and tests compile with -Xlint:all -Werror"
+else
+  fail "Java package and tests compile"
+fi
+# A fixed, pre-touched heap: the leak checks read VmRSS, which then moves with native memory only.
+if "${JAVA_RUN[@]}" -Xms64m -Xmx64m -XX:+AlwaysPreTouch io.github.keyroute.KeyrouteTest; then
+  pass "Java package: every method, every error kind, lifetimes, threads"
+else
+  fail "Java package tests (ffi/java/test/io/github/keyroute/KeyrouteTest.java)"
+fi
+python3 "$FFI/java/vectors.py" "$VECTORS"/*.json >"$OUT/java-vectors.tsv"
+vector_files=$(find "$VECTORS" -maxdepth 1 -name '*.json' | wc -l)
+if "${JAVA_RUN[@]}" ConformanceTest "$OUT/java-vectors.tsv" --min-files "$vector_files"; then
+  pass "Java conformance: every vector file"
+else
+  fail "Java conformance (ffi/java/test/ConformanceTest.java)"
+fi
+if "${JAVA_RUN[@]}" PeerAgreementTest; then
   pass "Java (JNA) agrees with spymemcached and Guava"
 else
   fail "Java (JNA) against spymemcached and Guava"

@@ -8,6 +8,7 @@
 
 mod docs;
 mod header;
+mod java;
 mod js;
 
 mod python;
@@ -34,6 +35,7 @@ fn outputs(root: &Path) -> Result<Vec<Output>, String> {
     all.push(header::output(root)?);
     all.extend(docs::outputs(root)?);
     all.extend(js::outputs());
+    all.extend(java::outputs());
 
     Ok(all)
 }

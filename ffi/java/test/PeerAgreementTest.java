@@ -27,8 +27,8 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
-import keyroute.KeyRouteException;
-import keyroute.Router;
+import io.github.keyroute.KeyrouteException;
+import io.github.keyroute.Router;
 import net.spy.memcached.DefaultHashAlgorithm;
 import net.spy.memcached.KetamaNodeKeyFormatter;
 import net.spy.memcached.KetamaNodeLocator;
@@ -229,7 +229,7 @@ public final class PeerAgreementTest {
         }
       }
       report(name, agree, bytes.length, first);
-    } catch (KeyRouteException e) {
+    } catch (KeyrouteException e) {
       report(name, 0, keys.size(), "keyroute refused the spec: " + e.getMessage());
     }
   }
@@ -310,7 +310,7 @@ public final class PeerAgreementTest {
         }
       }
       report(name, agree, inputs.length, first);
-    } catch (KeyRouteException e) {
+    } catch (KeyrouteException e) {
       report(name, 0, inputs.length, "keyroute refused the spec: " + e.getMessage());
     }
   }
@@ -340,7 +340,7 @@ public final class PeerAgreementTest {
         }
       }
       report(name, agree, bytes.length, first);
-    } catch (KeyRouteException e) {
+    } catch (KeyrouteException e) {
       report(name, 0, keys.size(), "keyroute refused the spec: " + e.getMessage());
     }
   }
@@ -353,7 +353,7 @@ public final class PeerAgreementTest {
     try {
       Router.fromJson("{\"algorithm\":\"nope\",\"nodes\":[{\"id\":\"a\"}]}");
       ok = false;
-    } catch (KeyRouteException e) {
+    } catch (KeyrouteException e) {
       ok &= e.code() == 3 && e.codeName().equals("unknown_algorithm") && e.getMessage().contains("nope");
     }
     try (Router r = Router.fromJson("{\"algorithm\":\"ring\",\"nodes\":[{\"id\":\"a\",\"zone\":\"z1\"},{\"id\":\"b\",\"zone\":\"z2\"}]}")) {
@@ -363,7 +363,7 @@ public final class PeerAgreementTest {
       try {
         r.replicas(k, 3);
         ok = false;
-      } catch (KeyRouteException e) {
+      } catch (KeyrouteException e) {
         ok &= e.codeName().equals("replicas_exceed_nodes");
       }
     }

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# The Java artifacts into OUT (scripts/dist/build.sh runs it; usage: build-java.sh OUT):
+#
+#   keyroute-<v>.jar          the package io.github.keyroute (compiled for Java 11+), with the
+#                             release libkeyroute.so as the JNA resource <platform>/libkeyroute.so
+#                             (plain `java -cp keyroute-<v>.jar:jna.jar` finds it; no
+#                             -Djna.library.path), the pom and pom.properties under
+#                             META-INF/maven/io.github.keyroute/keyroute/, and both licences
+#   keyroute-<v>-sources.jar  the package's sources
+#   keyroute-<v>.pom          the same pom: coordinates, the JNA dependency, licences
+#
+# <v> is scripts/dist/version.sh (test-java.sh checks that kr_version() in the jar says the same). The jar
+# bundles the library built here, for this machine's platform (linux-x86-64 on CI). Needs a JDK
+# and Debian's libjna-java (installed when missing, as ffi/test.sh does).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+out=${1:?usage: build-java.sh OUT}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+version=$(scripts/dist/version.sh)
+export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
+
+need=()
+dpkg-query -W -f='${Status}' libjna-java 2>/dev/null | grep -q 'install ok installed' || need+=(libjna-java)
+command -v javac >/dev/null && command -v jar >/dev/null || need+=(default-jdk-headless)
+if ((${#need[@]})); then
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+JNA=/usr/share/java/jna.jar
+
+cargo build -p keyroute-ffi --release --locked
+lib="${CARGO_TARGET_DIR:-target}/release/libkeyroute.so"
+
+# JNA's resource prefix for this platform (com.sun.jna.Platform.RESOURCE_PREFIX).
+case "$(uname -s)-$(uname -m)" in
+  Linux-x86_64) platform=linux-x86-64 ;;
+  Linux-aarch64) platform=linux-aarch64 ;;
+  *) echo "build-java: no JNA resource prefix known for $(uname -s)-$(uname -m)" >&2; exit 1 ;;
+esac
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+classes="$work/classes"
+maven="$classes/META-INF/maven/io.github.keyroute/keyroute"
+mkdir -p "$classes/$platform" "$maven" "$work/sources/META-INF"
+mapfile -t sources < <(find ffi/java/src/main/java -name '*.java' | LC_ALL=C sort)
+javac --release 11 -encoding UTF-8 -Xlint:all -Werror -cp "$JNA" -d "$classes" "${sources[@]}"
+cp "$lib" "$classes/$platform/libkeyroute.so"
+sed "s/@VERSION@/$version/" ffi/java/pom.xml.in >"$maven/pom.xml"
+grep -q "<version>$version</version>" "$maven/pom.xml" || { echo "build-java: pom has no version $version" >&2; exit 1; }
+printf 'groupId=io.github.keyroute\nartifactId=keyroute\nversion=%s\n' "$version" >"$maven/pom.properties"
+cp LICENSE-MIT LICENSE-APACHE "$classes/META-INF/"
+cp LICENSE-MIT LICENSE-APACHE "$work/sources/META-INF/"
+cp -r ffi/java/src/main/java/. "$work/sources/"
+cat >"$work/MANIFEST.MF" <<MF
+Implementation-Title: keyroute
+Implementation-Version: $version
+Implementation-Vendor: keyroute
+Automatic-Module-Name: io.github.keyroute
+MF
+
+# Entry times from the last commit, so the same commit gives the same jars.
+date_args=()
+if stamp=$(git log -1 --format=%cd --date=format-local:%Y-%m-%dT%H:%M:%SZ 2>/dev/null) && [[ -n $stamp ]]; then
+  date_args=(--date="$stamp")
+fi
+jar="$out/keyroute-$version.jar"
+rm -f "$jar" "$out/keyroute-$version-sources.jar"
+TZ=UTC jar --create --file "$jar" --manifest "$work/MANIFEST.MF" "${date_args[@]}" -C "$classes" .
+TZ=UTC jar --create --file "$out/keyroute-$version-sources.jar" --manifest "$work/MANIFEST.MF" "${date_args[@]}" -C "$work/sources" .
+cp "$maven/pom.xml" "$out/keyroute-$version.pom"
+echo "build-java: keyroute-$version.jar ($platform/libkeyroute.so inside), -sources.jar, .pom"
