@@ -76,19 +76,23 @@ for t in "${TESTS[@]}" test_oom; do
 done
 pass "C tests compile with -std=c99 -pedantic -Wall -Wextra -Werror (static and shared)"
 
-# Runs the jobs below at most $JOBS at a time, each into its own log (and its wall time into
-# NAME.secs), then reports in order.
+# Runs the jobs below at most $JOBS at a time, each into its own log (its wall time into
+# NAME.secs, its status into NAME.rc), then reports in order. The status is read from the file,
+# not from `wait`: bash may already have reaped a job that `jobs` saw finish, and then `wait`
+# on its pid fails with "not a child of this shell" (seen under heavy load).
 job_names=()
 job_pids=()
 run_job() { # name, command...
   local name="$1"
   shift
   while (($(jobs -rp | wc -l) >= JOBS)); do sleep 0.2; done
+  rm -f "$OUT/$name.rc" # a job that dies before writing its status fails
   (
     start=$SECONDS
     rc=0
     "$@" >"$OUT/$name.log" 2>&1 || rc=$?
     echo $((SECONDS - start)) >"$OUT/$name.secs"
+    echo "$rc" >"$OUT/$name.rc"
     exit "$rc"
   ) &
   job_names+=("$name")
@@ -97,7 +101,8 @@ run_job() { # name, command...
 finish_jobs() {
   local i
   for i in "${!job_names[@]}"; do
-    if wait "${job_pids[$i]}"; then
+    wait "${job_pids[$i]}" 2>/dev/null || true
+    if [[ "$(cat "$OUT/${job_names[$i]}.rc" 2>/dev/null)" == 0 ]]; then
       echo "--- ${job_names[$i]}: $(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$OUT/${job_names[$i]}.log" | tail -n 1)" \
         "($(cat "$OUT/${job_names[$i]}.secs" 2>/dev/null || echo '?') s)"
       grep -E '^(threads:|[0-9]+ files|swap stress: ([0-9]+ swaps|VmRSS))' "$OUT/${job_names[$i]}.log" || true
