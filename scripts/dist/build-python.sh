@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # The Python artifacts into OUT (scripts/dist/build.sh runs this with dist/):
-#   keyroute-VERSION-cp310-abi3-manylinux_2_17_x86_64.manylinux2014_x86_64.whl
-#       one release build of py/ (PyO3 abi3: CPython 3.10 and later), its manylinux tag
-#       checked by maturin's auditwheel check (it fails the build when the library needs a
-#       newer glibc symbol or links a library outside the manylinux policy)
+#   keyroute-VERSION-cp310-abi3-manylinux2014_x86_64.manylinux_2_17_x86_64.whl
+#       one release build of py/ (PyO3 abi3: CPython 3.10 and later), linked by zig against
+#       glibc 2.17's symbols (the machine's own glibc is newer, and a library linked against
+#       it needs GLIBC_2.34 symbols), its manylinux tag checked by maturin's auditwheel check
+#       (which fails the build on a newer glibc symbol or a library outside the policy)
 #   keyroute-VERSION.tar.gz
 #       the sdist: py/, the workspace crates it builds from (core, bindings) and the
 #       conformance corpus; it builds from itself (scripts/dist/test-python.sh)
 # Both carry the workspace's version (scripts/dist/version.sh); a different one fails here.
-# maturin (pinned) lives in a venv at build/py-dist-venv, made once.
+# maturin and zig (both pinned, from the Python package index) live in a venv at
+# build/py-dist-venv, made once.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 OUT=${1:?usage: build-python.sh OUTDIR}
@@ -17,6 +19,7 @@ OUT=$(cd "$OUT" && pwd)
 cd "$ROOT"
 VERSION=$(scripts/dist/version.sh)
 MATURIN_PIN="1.16.0"
+ZIG_PIN="0.14.1"
 MANYLINUX="manylinux_2_17"
 VENV="$ROOT/build/py-dist-venv"
 export CARGO_TARGET_DIR="$ROOT/target"
@@ -27,8 +30,9 @@ if [[ ! -x $VENV/bin/python ]] || ! "$VENV/bin/python" -c 'import sys' 2>/dev/nu
   rm -rf "$VENV"
   python3 -m venv "$VENV"
 fi
-if [[ $("$VENV/bin/python" -m maturin --version 2>/dev/null) != "maturin $MATURIN_PIN" ]]; then
-  "$VENV/bin/python" -m pip install -q "maturin==$MATURIN_PIN"
+if [[ $("$VENV/bin/python" -m maturin --version 2>/dev/null) != "maturin $MATURIN_PIN" ]] ||
+  [[ $("$VENV/bin/python" -m ziglang version 2>/dev/null) != "$ZIG_PIN" ]]; then
+  "$VENV/bin/python" -m pip install -q "maturin==$MATURIN_PIN" "ziglang==$ZIG_PIN"
 fi
 MATURIN=("$VENV/bin/python" -m maturin)
 
@@ -39,9 +43,10 @@ MATURIN=("$VENV/bin/python" -m maturin)
 
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
-echo "build-python: wheel (maturin $MATURIN_PIN, --release, --compatibility $MANYLINUX)"
-"${MATURIN[@]}" build --release --locked --manifest-path py/Cargo.toml \
-  --compatibility "$MANYLINUX" --auditwheel check --out "$stage"
+echo "build-python: wheel (maturin $MATURIN_PIN, --release, --compatibility $MANYLINUX, zig $ZIG_PIN)"
+# maturin finds zig through the ziglang package of the venv's python.
+PATH="$VENV/bin:$PATH" "${MATURIN[@]}" build --release --locked --manifest-path py/Cargo.toml \
+  --compatibility "$MANYLINUX" --zig --auditwheel check --out "$stage"
 echo "build-python: sdist"
 "${MATURIN[@]}" sdist --manifest-path py/Cargo.toml --out "$stage"
 
@@ -51,7 +56,8 @@ sdists=("$stage"/keyroute-*.tar.gz)
 [[ ${#wheels[@]} -eq 1 && ${#sdists[@]} -eq 1 ]] || { echo "build-python: expected one wheel and one sdist in $stage" >&2; ls -l "$stage" >&2; exit 1; }
 wheel=$(basename "${wheels[0]}")
 sdist=$(basename "${sdists[0]}")
-[[ $wheel == "keyroute-$VERSION-cp310-abi3-${MANYLINUX}_x86_64"*.whl ]] || {
+# maturin names both tags of the policy: manylinux2014_x86_64.manylinux_2_17_x86_64.
+[[ $wheel == "keyroute-$VERSION-cp310-abi3-"*"${MANYLINUX}_x86_64"*.whl ]] || {
   echo "build-python: $wheel is not keyroute $VERSION, abi3 from cp310, $MANYLINUX" >&2; exit 1; }
 [[ $sdist == "keyroute-$VERSION.tar.gz" ]] || { echo "build-python: $sdist is not keyroute-$VERSION.tar.gz" >&2; exit 1; }
 

@@ -18,7 +18,7 @@ NO_RUST_PATH=$(scripts/dist/no-rust-path.sh)
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 
 shopt -s nullglob
-wheels=("$DIST"/keyroute-"$VERSION"-cp310-abi3-manylinux_*_x86_64*.whl)
+wheels=("$DIST"/keyroute-"$VERSION"-cp310-abi3-*manylinux*_x86_64.whl)
 [[ ${#wheels[@]} -eq 1 ]] || { echo "test-python: no single keyroute $VERSION abi3 manylinux wheel in $DIST" >&2; exit 1; }
 wheel=${wheels[0]}
 sdist="$DIST/keyroute-$VERSION.tar.gz"
