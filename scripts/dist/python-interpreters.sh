@@ -77,8 +77,12 @@ if ! works "$py313"; then
   log "building CPython 3.13.5 (log: $src/build-3.13.log)"
   (
     cd "$src/Python-3.13.5"
-    # -O1: the interpreter only has to run the package's tests, and it builds in half the time.
-    ./configure --prefix="$DEST/3.13" --with-ensurepip=no --disable-test-modules OPT="-DNDEBUG -O1"
+    # The interpreter only has to make venvs and run the package: unoptimised, and without the
+    # extension modules nothing here imports (each n/a module is one less library to compile).
+    py_cv_module__decimal=n/a py_cv_module__tkinter=n/a py_cv_module__curses=n/a \
+      py_cv_module__curses_panel=n/a py_cv_module__dbm=n/a py_cv_module__gdbm=n/a \
+      py_cv_module_readline=n/a py_cv_module__sqlite3=n/a py_cv_module__ctypes=n/a \
+      ./configure --prefix="$DEST/3.13" --with-ensurepip=no --disable-test-modules OPT="-DNDEBUG -O0"
     make -j"$(nproc)"
     make install
   ) >"$src/build-3.13.log" 2>&1 || { tail -n 40 "$src/build-3.13.log" >&2; exit 1; }
