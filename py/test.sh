@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Everything the Python surface needs for CI, idempotently, on a fresh Debian 12 as root:
 # memcached (Debian's, only when missing), a venv at build/py-venv with ./py[test], then
-# mypy (package + stubs checked against the built module) and pytest.
+# mypy (package + stubs checked against the built module) and pytest: every file of py/tests,
+# among them the conformance corpus through the package's runner (test_conformance.py) and
+# `python -m keyroute.conformance` itself (test_conformance_cli.py: the shipped corpus, filters,
+# JUnit XML, tampered vectors), and the drop-ins live against the real peers
+# (test_uhashring_dropin.py, test_pymemcache_rendezvous.py).
 set -euo pipefail
 command -v memcached >/dev/null || [ -x /usr/bin/memcached ] || NEED_MEMCACHED=1
 source "$(dirname "$0")/setup-venv.sh"   # cd's to the repo root; sets VENV

@@ -3,14 +3,25 @@
 import pathlib
 import re
 
+import pytest
+
 README = pathlib.Path(__file__).resolve().parents[2] / "README.md"
+#: The package's own README (its page on the package index).
+PY_README = pathlib.Path(__file__).resolve().parents[1] / "README.md"
 
 
-def test_readme_python_blocks_run() -> None:
-    blocks = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
-    assert blocks, "README.md has no Python snippet"
+@pytest.mark.parametrize("readme", [README, PY_README], ids=["README.md", "py/README.md"])
+def test_readme_python_blocks_run(readme: pathlib.Path) -> None:
+    blocks = re.findall(r"```python\n(.*?)```", readme.read_text(encoding="utf-8"), re.S)
+    assert blocks, f"{readme} has no Python snippet"
     for block in blocks:
-        exec(compile(block, str(README), "exec"), {})
+        exec(compile(block, str(readme), "exec"), {})
+
+
+def test_package_readme_installs_from_the_index_first() -> None:
+    lines = PY_README.read_text(encoding="utf-8").splitlines()
+    first = next(line for line in lines if "pip install" in line)
+    assert first.strip() == "pip install keyroute", first
 
 
 def test_readme_states_the_true_owner() -> None:

@@ -293,9 +293,13 @@ Routers are immutable and thread-safe; ``SharedRouter`` swaps topologies under r
 keeps any node from serving more than ``c`` times its share of the requests in flight, and
 ``HotKeys`` finds the hottest keys in fixed memory. Every error is a ``keyroute.Error`` with a
 stable ``.code``.
+
+``keyroute.uhashring.HashRing`` and ``keyroute.pymemcache.RendezvousHash`` are drop-ins for
+uhashring's and pymemcache's own classes, and ``python -m keyroute.conformance`` checks this
+installation against the conformance corpus shipped inside the package.
 """
 
-from . import _native, pymemcache
+from . import _native, conformance, pymemcache, uhashring
 from ._algorithms import (
 "#,
     );
@@ -336,7 +340,9 @@ __version__: str = _native.__version__
 
 __all__ = [
     "__version__",
+    "conformance",
     "pymemcache",
+    "uhashring",
     # routers
     "Router",
     "SharedRouter",

@@ -17,17 +17,28 @@ about a quarter of the keys, where ``hash mod n`` moves three quarters. With
 ``Hasher.factory("pymemcache-rendezvous")`` it places keys exactly as pymemcache's own default
 ``RendezvousHash`` does (for ``str`` keys), only faster.
 
+``RendezvousHash`` is a drop-in for pymemcache's own ``RendezvousHash`` (the default hasher of
+``HashClient``), with its API and its routes for every key type: pymemcache scores
+``f"{node}-{key}"``, so a ``bytes`` key is scored as the text ``b'k'`` and an ``int`` as its
+digits, and so does this class (through the ``pymemcache-rendezvous`` preset)::
+
+    from keyroute.pymemcache import RendezvousHash
+
+    client = HashClient(servers)                          # pymemcache's RendezvousHash
+    client = HashClient(servers, hasher=RendezvousHash)   # the same keys on the same servers
+
 This module does not import pymemcache: it only follows the hasher protocol.
 """
 
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable, List, Mapping, Optional, Union
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
 
+from ._errors import InvalidParameterError
 from ._router import Router
 
-__all__ = ["Hasher"]
+__all__ = ["Hasher", "RendezvousHash"]
 
 
 class Hasher:
@@ -103,3 +114,69 @@ class Hasher:
             router = Router(spec)
         self._router = router
         self._nodes = nodes
+
+
+class RendezvousHash:
+    """pymemcache's ``RendezvousHash`` (highest random weight over MurmurHash3 of
+    ``f"{node}-{key}"``), routing through keyroute's ``pymemcache-rendezvous`` preset.
+
+    The same API (``nodes``, ``seed``, ``add_node``, ``remove_node``, ``get_node``) and the same
+    node for every key pymemcache accepts: ``str``, ``bytes`` (scored as its ``repr``, as
+    pymemcache does) or anything else (scored as ``str(key)``). ``hash_function`` may only be
+    left out: keyroute cannot route on a Python hash function. A ``str`` key holding a lone
+    surrogate has no UTF-8 form and is refused with ``InvalidUtf8Error``.
+
+    >>> ring = RendezvousHash(["10.0.0.1:11211", "10.0.0.2:11211"])
+    >>> ring.get_node(b"user:42") in ring.nodes
+    True
+    """
+
+    def __init__(self, nodes: Optional[List[Any]] = None, seed: int = 0, hash_function: None = None) -> None:
+        if hash_function is not None:
+            raise InvalidParameterError(
+                "keyroute.pymemcache.RendezvousHash scores with pymemcache's MurmurHash3 only; "
+                "a Python hash_function cannot route through keyroute"
+            )
+        self.seed = seed
+        self._lock = threading.Lock()
+        # The router (None with no nodes), the node list and each id's node, swapped as one.
+        self._state: Tuple[Optional[Router], List[Any], Dict[str, Any]] = (None, [], {})
+        self._rebuild(list(nodes) if nodes is not None else [])
+
+    @property
+    def nodes(self) -> List[Any]:
+        """The nodes, in the order they were added."""
+        return list(self._state[1])
+
+    def add_node(self, node: Any) -> None:
+        """Adds ``node`` (no-op when present)."""
+        with self._lock:
+            if node not in self._state[1]:
+                self._rebuild([*self._state[1], node])
+
+    def remove_node(self, node: Any) -> None:
+        """Removes ``node``; ``ValueError`` when absent, as pymemcache does."""
+        with self._lock:
+            if node not in self._state[1]:
+                raise ValueError(f"No such node {node} to remove")
+            self._rebuild([n for n in self._state[1] if n != node])
+
+    def get_node(self, key: Any) -> Any:
+        """The node for ``key``, or None when there are no nodes."""
+        router, _, ids = self._state
+        if router is None:
+            return None
+        return ids[router.route(key if type(key) is str else f"{key}")]
+
+    def _rebuild(self, nodes: List[Any]) -> None:
+        router = None
+        ids = {f"{n}": n for n in nodes}
+        if nodes:
+            router = Router(
+                {
+                    "algorithm": "pymemcache-rendezvous",
+                    "params": {"seed": self.seed},
+                    "nodes": [{"id": f"{n}"} for n in nodes],
+                }
+            )
+        self._state = (router, nodes, ids)

@@ -72,3 +72,17 @@ assert_type(keyroute.Maglev(["a"], table_size=13, limits={"max_table_entries": 1
 assert_type(keyroute.Router('{"algorithm": "jump", "nodes": [{"id": "a"}]}', limits=keyroute.LIMITS_CEILING), keyroute.Router)
 assert_type(keyroute.Router.from_json(ring.canonical_json, limits={"max_spec_bytes": 1024}), keyroute.Router)
 assert_type(keyroute.LIMITS["max_nodes"], int)
+
+# the drop-ins and the conformance runner
+uh = keyroute.uhashring.HashRing(nodes={"a": 1, "b": {"weight": 2, "instance": "client-b"}}, hash_fn="ketama")
+assert_type(uh.get_node("k"), Any)
+assert_type(uh.get(b"k"), Optional[Dict[str, Any]])
+assert_type(list(uh.range(42, 2)), List[Dict[str, Any]])
+assert_type(uh.router, Optional[keyroute.Router])
+rv = keyroute.pymemcache.RendezvousHash(["a:1", "b:1"], seed=10)
+assert_type(rv.get_node(b"k"), Any)
+assert_type(rv.nodes, List[Any])
+report = keyroute.conformance.run(keyroute.conformance.vector_files()[:1])
+assert_type(report.ok, bool)
+assert_type(report.files[0].cases[0].outcome, str)
+assert_type(keyroute.conformance.main(["--list"]), int)
