@@ -41,12 +41,14 @@ __export(index_exports, {
   InvalidTypeError: () => InvalidTypeError,
   InvalidUtf8Error: () => InvalidUtf8Error,
   IoError: () => IoError,
+  JavaHashCode: () => JavaHashCode,
   Jump: () => Jump,
   KeyrouteError: () => KeyrouteError,
   LIMITS: () => LIMITS,
   LIMITS_CEILING: () => LIMITS_CEILING,
   Lease: () => Lease,
   Libmemcached: () => Libmemcached,
+  LibmemcachedModula: () => LibmemcachedModula,
   MAX_BALANCE_FACTOR: () => MAX_BALANCE_FACTOR,
   MAX_SPLIT: () => MAX_SPLIT,
   Maglev: () => Maglev,
@@ -59,6 +61,7 @@ __export(index_exports, {
   OutOfMemoryError: () => OutOfMemoryError,
   PymemcacheRendezvous: () => PymemcacheRendezvous,
   PythonHashRing: () => PythonHashRing,
+  PythonMemcached: () => PythonMemcached,
   RedisCluster: () => RedisCluster,
   Rendezvous: () => Rendezvous,
   ReplicasExceedNodesError: () => ReplicasExceedNodesError,
@@ -161,7 +164,7 @@ function definePresets(Router2, forms) {
   }
   class Libmemcached2 extends Router2 {
     constructor(servers, options) {
-      super(...forms.args("libmemcached", forms.servers, servers, { distribution: "distribution", hash: "hash", weighted: "weighted" }, options));
+      super(...forms.args("libmemcached", forms.servers, servers, { distribution: "distribution", hash: "hash", pointHash: "point_hash", weighted: "weighted" }, options));
     }
   }
   class Spymemcached2 extends Router2 {
@@ -209,7 +212,22 @@ function definePresets(Router2, forms) {
       super(...forms.args("pymemcache-rendezvous", forms.nodes, nodes, { seed: "seed" }, options));
     }
   }
-  return { Ring: Ring2, Jump: Jump2, Rendezvous: Rendezvous2, Maglev: Maglev2, Slots: Slots2, MultiProbe: MultiProbe2, Modulo: Modulo2, Libmemcached: Libmemcached2, Spymemcached: Spymemcached2, Uhashring: Uhashring2, NpmHashring: NpmHashring2, PythonHashRing: PythonHashRing2, Nginx: Nginx2, Twemproxy: Twemproxy2, Guava: Guava2, RedisCluster: RedisCluster2, PymemcacheRendezvous: PymemcacheRendezvous2 };
+  class LibmemcachedModula2 extends Router2 {
+    constructor(nodes, options) {
+      super(...forms.args("libmemcached-modula", forms.nodes, nodes, { hash: "hash" }, options));
+    }
+  }
+  class PythonMemcached2 extends Router2 {
+    constructor(nodes, options) {
+      super(...forms.args("python-memcached", forms.nodes, nodes, { dead: "dead" }, options));
+    }
+  }
+  class JavaHashCode2 extends Router2 {
+    constructor(nodes, options) {
+      super(...forms.args("java-hashcode", forms.nodes, nodes, {}, options));
+    }
+  }
+  return { Ring: Ring2, Jump: Jump2, Rendezvous: Rendezvous2, Maglev: Maglev2, Slots: Slots2, MultiProbe: MultiProbe2, Modulo: Modulo2, Libmemcached: Libmemcached2, Spymemcached: Spymemcached2, Uhashring: Uhashring2, NpmHashring: NpmHashring2, PythonHashRing: PythonHashRing2, Nginx: Nginx2, Twemproxy: Twemproxy2, Guava: Guava2, RedisCluster: RedisCluster2, PymemcacheRendezvous: PymemcacheRendezvous2, LibmemcachedModula: LibmemcachedModula2, PythonMemcached: PythonMemcached2, JavaHashCode: JavaHashCode2 };
 }
 var ALGORITHMS = Object.freeze([
   { name: "ring", className: "Ring", kind: "native", origin: "ring-v1", example: { "algorithm": "ring", "nodes": [{ "id": "cache-a" }, { "id": "cache-b" }, { "id": "cache-c" }] } },
@@ -228,7 +246,10 @@ var ALGORITHMS = Object.freeze([
   { name: "twemproxy", className: "Twemproxy", kind: "preset", origin: "twemproxy (nutcracker) 0.5 distribution: ketama", example: { "algorithm": "twemproxy", "nodes": [{ "host": "10.0.1.1", "id": "10.0.1.1:11211", "port": 11211 }, { "host": "10.0.1.2", "id": "10.0.1.2:11211", "port": 11211 }] } },
   { name: "guava", className: "Guava", kind: "preset", origin: "Guava Hashing.consistentHash", example: { "algorithm": "guava", "nodes": [{ "id": "0" }, { "id": "1" }, { "id": "2" }] } },
   { name: "redis-cluster", className: "RedisCluster", kind: "preset", origin: "Redis Cluster key slots (and npm cluster-key-slot)", example: { "algorithm": "redis-cluster", "nodes": [{ "id": "redis-a", "slots": [[0, 5460]] }, { "id": "redis-b", "slots": [[5461, 10922]] }, { "id": "redis-c", "slots": [[10923, 16383]] }] } },
-  { name: "pymemcache-rendezvous", className: "PymemcacheRendezvous", kind: "preset", origin: "pymemcache 4 RendezvousHash", example: { "algorithm": "pymemcache-rendezvous", "nodes": [{ "id": "127.0.0.1:11211" }, { "id": "127.0.0.1:11212" }, { "id": "127.0.0.1:11213" }] } }
+  { name: "pymemcache-rendezvous", className: "PymemcacheRendezvous", kind: "preset", origin: "pymemcache 4 RendezvousHash", example: { "algorithm": "pymemcache-rendezvous", "nodes": [{ "id": "127.0.0.1:11211" }, { "id": "127.0.0.1:11212" }, { "id": "127.0.0.1:11213" }] } },
+  { name: "libmemcached-modula", className: "LibmemcachedModula", kind: "preset", origin: "libmemcached 1.0.18 / 1.1 MODULA (pylibmc's default distribution)", example: { "algorithm": "libmemcached-modula", "nodes": [{ "id": "10.0.1.1:11211" }, { "id": "10.0.1.2:11211" }, { "id": "10.0.1.3:11211" }] } },
+  { name: "python-memcached", className: "PythonMemcached", kind: "preset", origin: "python-memcached 1.x Client server selection", example: { "algorithm": "python-memcached", "nodes": [{ "id": "10.0.1.1:11211" }, { "id": "10.0.1.2:11211", "weight": 2 }] } },
+  { name: "java-hashcode", className: "JavaHashCode", kind: "preset", origin: "Java Math.floorMod(key.hashCode(), n)", example: { "algorithm": "java-hashcode", "nodes": [{ "id": "cache-a" }, { "id": "cache-b" }, { "id": "cache-c" }] } }
 ]);
 
 // lib/generated/defaults.js
@@ -1159,7 +1180,7 @@ var { Router, Transition, diff: diff2, redisSlot: redisSlot2, errorTable: errorT
 var { BoundedLoad, Lease, HotKeys, splitKeys: splitKeys2, splitKey: splitKey2 } = api;
 var { Ring, Jump, Rendezvous, Maglev, Slots, MultiProbe, Modulo, Libmemcached } = api;
 var { Spymemcached, Uhashring, NpmHashring, PythonHashRing, Nginx, Twemproxy, Guava, RedisCluster } = api;
-var { PymemcacheRendezvous } = api;
+var { PymemcacheRendezvous, LibmemcachedModula, PythonMemcached, JavaHashCode } = api;
 // Annotate the CommonJS export names for ESM import in node:
 0 && (module.exports = {
   ALGORITHMS,
@@ -1182,12 +1203,14 @@ var { PymemcacheRendezvous } = api;
   InvalidTypeError,
   InvalidUtf8Error,
   IoError,
+  JavaHashCode,
   Jump,
   KeyrouteError,
   LIMITS,
   LIMITS_CEILING,
   Lease,
   Libmemcached,
+  LibmemcachedModula,
   MAX_BALANCE_FACTOR,
   MAX_SPLIT,
   Maglev,
@@ -1200,6 +1223,7 @@ var { PymemcacheRendezvous } = api;
   OutOfMemoryError,
   PymemcacheRendezvous,
   PythonHashRing,
+  PythonMemcached,
   RedisCluster,
   Rendezvous,
   ReplicasExceedNodesError,
