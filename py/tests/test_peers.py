@@ -3,13 +3,13 @@ keyroute's presets must give the node the peer gives, for every one of 100,000 r
 
 from __future__ import annotations
 
-import random
 from typing import Any, Callable, Dict, List
 
 import jump
 import keyroute
 import numpy as np
 import pytest
+from keygen import text_keys
 from pymemcache.client.rendezvous import RendezvousHash
 from uhashring import HashRing
 
@@ -18,19 +18,7 @@ N_KEYS = 100_000
 
 def random_keys(n: int, seed: int) -> List[str]:
     """ASCII, BMP (surrogates excluded) and astral text, 0 to 40 characters."""
-    rng = random.Random(seed)
-    keys = []
-    for i in range(n):
-        kind = rng.random()
-        length = rng.randint(0, 40)
-        if kind < 0.6:
-            chars = [chr(rng.randint(0x20, 0x7E)) for _ in range(length)]
-        elif kind < 0.85:
-            chars = [chr(rng.choice([rng.randint(0xA0, 0xD7FF), rng.randint(0xE000, 0xFFFD)])) for _ in range(length)]
-        else:
-            chars = [chr(rng.randint(0x10000, 0x10FFFF)) for _ in range(length)]
-        keys.append(f"{i}:" + "".join(chars))
-    return keys
+    return text_keys(n, seed, max_len=40)
 
 
 def compare(peer: Callable[[str], Any], router: keyroute.Router, keys: List[str]) -> int:

@@ -11,6 +11,7 @@ from typing import Any, Callable, Dict, List
 import keyroute
 import pytest
 import uhashring
+from keygen import text_keys
 from keyroute.uhashring import HashRing
 
 N_KEYS = 100_000
@@ -18,19 +19,7 @@ N_KEYS = 100_000
 
 def str_keys(n: int, seed: int) -> List[str]:
     """ASCII, BMP (surrogates excluded) and astral text, 0 to 30 characters."""
-    rng = random.Random(seed)
-    keys = []
-    for i in range(n):
-        kind = rng.random()
-        length = rng.randint(0, 30)
-        if kind < 0.6:
-            chars = [chr(rng.randint(0x20, 0x7E)) for _ in range(length)]
-        elif kind < 0.85:
-            chars = [chr(rng.choice([rng.randint(0xA0, 0xD7FF), rng.randint(0xE000, 0xFFFD)])) for _ in range(length)]
-        else:
-            chars = [chr(rng.randint(0x10000, 0x10FFFF)) for _ in range(length)]
-        keys.append(f"{i}:" + "".join(chars))
-    return keys
+    return text_keys(n, seed, max_len=30)
 
 
 def bytes_keys(n: int, seed: int) -> List[bytes]:

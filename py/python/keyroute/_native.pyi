@@ -9,6 +9,10 @@ from typing_extensions import Self, disjoint_base
 
 __all__ = [
     "__version__",
+    "DEFAULT_BALANCE_FACTOR",
+    "HOT_KEYS_CAPACITY",
+    "HOT_KEYS_SHARDS",
+    "HOT_KEYS_WIDTH",
     "LIMITS",
     "LIMITS_CEILING",
     "BoundedLoad",
@@ -28,6 +32,10 @@ __all__ = [
 ]
 
 __version__: str
+DEFAULT_BALANCE_FACTOR: float
+HOT_KEYS_WIDTH: int
+HOT_KEYS_CAPACITY: int
+HOT_KEYS_SHARDS: int
 LIMITS: Dict[str, int]
 LIMITS_CEILING: Dict[str, int]
 
