@@ -84,10 +84,6 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(client_selector, m)?)?;
     m.add_function(wrap_pyfunction!(split_keys, m)?)?;
     m.add_function(wrap_pyfunction!(split_key, m)?)?;
-    m.add("DEFAULT_BALANCE_FACTOR", keyroute_bindings::core::DEFAULT_BALANCE_FACTOR)?;
-    m.add("HOT_KEYS_WIDTH", keyroute_bindings::hotkeys::DEFAULT_WIDTH)?;
-    m.add("HOT_KEYS_CAPACITY", keyroute_bindings::hotkeys::DEFAULT_CAPACITY)?;
-    m.add("HOT_KEYS_SHARDS", keyroute_bindings::hotkeys::DEFAULT_SHARDS)?;
     m.add("LIMITS", limits_dict(m.py(), &Limits::DEFAULT)?)?;
     m.add("LIMITS_CEILING", limits_dict(m.py(), &Limits::CEILING)?)?;
     Ok(())

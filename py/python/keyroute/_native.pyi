@@ -9,10 +9,6 @@ from typing_extensions import Self, disjoint_base
 
 __all__ = [
     "__version__",
-    "DEFAULT_BALANCE_FACTOR",
-    "HOT_KEYS_CAPACITY",
-    "HOT_KEYS_SHARDS",
-    "HOT_KEYS_WIDTH",
     "LIMITS",
     "LIMITS_CEILING",
     "BoundedLoad",
@@ -32,10 +28,6 @@ __all__ = [
 ]
 
 __version__: str
-DEFAULT_BALANCE_FACTOR: float
-HOT_KEYS_WIDTH: int
-HOT_KEYS_CAPACITY: int
-HOT_KEYS_SHARDS: int
 LIMITS: Dict[str, int]
 LIMITS_CEILING: Dict[str, int]
 
