@@ -32,17 +32,11 @@ pass() { steps_passed=$((steps_passed + 1)); echo "ok: $1"; }
 fail() { steps_failed=$((steps_failed + 1)); echo "FAILED: $1" >&2; }
 
 # ---------------------------------------------------------------- 1. system packages
-need=()
-have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
-for pkg in gcc make pkg-config valgrind libjansson-dev libjna-java libspymemcached-java libguava-java git; do
-  have_pkg "$pkg" || need+=("$pkg")
-done
+# shellcheck source=scripts/lib.sh
+source "$ROOT/scripts/lib.sh"
+need=(gcc make pkg-config valgrind libjansson-dev libjna-java libspymemcached-java libguava-java git)
 command -v javac >/dev/null && command -v java >/dev/null || need+=(default-jdk-headless)
-if ((${#need[@]})); then
-  echo "installing: ${need[*]}"
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
-fi
+apt_install "${need[@]}"
 
 # ---------------------------------------------------------------- 2. library and header
 cargo build -p keyroute-ffi --locked
@@ -178,10 +172,10 @@ fi
 version="$(scripts/dist/version.sh)"
 soname="libkeyroute.so.$(echo "$version" | awk -F. '$1 == 0 { print "0." $2; next } { print $1 }')"
 installed_vectors="$(find "$prefix/share/keyroute/vectors/v1" -name '*.json' | wc -l)"
-if readelf -d "$prefix/$libdir/libkeyroute.so.$version" | grep -q "Library soname: \[$soname\]" &&
+if [[ $(readelf -d "$prefix/$libdir/libkeyroute.so.$version") == *"Library soname: [$soname]"* ]] &&
   [ "$(readlink "$prefix/$libdir/libkeyroute.so")" = "$soname" ] &&
   [ "$(readlink "$prefix/$libdir/$soname")" = "libkeyroute.so.$version" ] &&
-  readelf -d "$prefix/quickstart" | grep -q "Shared library: \[$soname\]" &&
+  [[ $(readelf -d "$prefix/quickstart") == *"Shared library: [$soname]"* ]] &&
   [ "$installed_vectors" -eq "$(find "$VECTORS" -name '*.json' | wc -l)" ] &&
   [ -f "$prefix/$libdir/cmake/keyroute/keyroute-config.cmake" ]; then
   pass "installed: libkeyroute.so.$version (SONAME $soname) and its links, the CMake package, $installed_vectors vector files"

@@ -22,10 +22,8 @@ export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH" CARGO_TERM_COLOR="${CARGO_TE
 export npm_config_fund=false npm_config_audit=false npm_config_update_notifier=false
 cd "$NODE_DIR"
 
-apt_install() {
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null 2>&1 || {
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@"; }
-}
+# shellcheck source=scripts/lib.sh
+source "$ROOT/scripts/lib.sh"
 
 echo "node: npm ci (builds the addon from source)"
 npm ci --foreground-scripts --loglevel=error

@@ -9,10 +9,8 @@ export CARGO_TARGET_DIR="$ROOT/target"          # share the workspace's build ca
 export CARGO_TERM_COLOR=${CARGO_TERM_COLOR:-never}
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 
-apt_install() {  # apt-get install, running apt-get update first only when the lists lack it
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null 2>&1 || {
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@"; }
-}
+# shellcheck source=scripts/lib.sh
+source scripts/lib.sh
 
 if [ -x "$VENV/bin/python" ] && ! "$VENV/bin/python" -c 'import sys' 2>/dev/null; then
   echo "py: $VENV is broken; recreating it"

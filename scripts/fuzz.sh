@@ -98,7 +98,7 @@ PY
 
 ensure_tools() {
   ensure_nightly
-  if ! cargo fuzz --version 2>/dev/null | grep -q "^cargo-fuzz $CARGO_FUZZ_VERSION\$"; then
+  if [[ $(cargo fuzz --version 2>/dev/null) != "cargo-fuzz $CARGO_FUZZ_VERSION"* ]]; then
     echo "fuzz.sh: installing cargo-fuzz $CARGO_FUZZ_VERSION"
     cargo install cargo-fuzz --version "=$CARGO_FUZZ_VERSION" --locked
   fi

@@ -9,17 +9,15 @@ RUFF_VERSION=0.17.6
 CARGO_DENY_VERSION=0.20.2
 VENV=build/tools-venv
 
-apt_install() {
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null 2>&1 || {
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@"; }
-}
+# shellcheck source=scripts/lib.sh
+source scripts/lib.sh
 command -v shellcheck >/dev/null || apt_install shellcheck
-if ! "$VENV/bin/ruff" --version 2>/dev/null | grep -qx "ruff $RUFF_VERSION"; then
+if [[ $("$VENV/bin/ruff" --version 2>/dev/null) != "ruff $RUFF_VERSION" ]]; then
   [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV" || { apt_install python3-venv && python3 -m venv "$VENV"; }
   "$VENV/bin/python" -m pip install -q --disable-pip-version-check "ruff==$RUFF_VERSION"
 fi
 
-if ! cargo deny --version 2>/dev/null | grep -qx "cargo-deny $CARGO_DENY_VERSION"; then
+if [[ $(cargo deny --version 2>/dev/null) != "cargo-deny $CARGO_DENY_VERSION" ]]; then
   echo "lint: installing cargo-deny $CARGO_DENY_VERSION (a few minutes, once)"
   cargo install --quiet --locked --no-default-features cargo-deny --version "$CARGO_DENY_VERSION"
 fi
@@ -30,7 +28,12 @@ echo "lint: cargo clippy -D warnings"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 echo "lint: generated files (cargo xtask codegen --check)"
 cargo xtask codegen --check
-echo "lint: cargo deny (licences, bans, sources; offline, from Cargo.lock)"
+# cargo deny reads `cargo metadata` for every platform in Cargo.lock, so the crates of other
+# platforms (windows-sys, …) must be in the cargo cache first; a cache filled only by builds
+# for this host lacks them. `cargo fetch` downloads every platform's crates (a no-op when warm).
+echo "lint: cargo fetch --locked (every platform's crates, for cargo deny)"
+cargo fetch --locked --quiet
+echo "lint: cargo deny (licences, bans, sources; offline once fetched, from Cargo.lock)"
 cargo deny --offline --locked check licenses bans sources
 echo "lint: ruff"
 "$VENV/bin/ruff" check .

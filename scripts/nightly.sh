@@ -9,9 +9,10 @@ ensure_nightly() {
   if ! rustup run "$NIGHTLY" rustc --version >/dev/null 2>&1; then
     rustup toolchain install "$NIGHTLY" --profile minimal
   fi
-  local c missing=()
+  local c installed missing=()
+  installed=$(rustup component list --toolchain "$NIGHTLY" --installed 2>/dev/null || true)
   for c in "$@"; do
-    rustup component list --toolchain "$NIGHTLY" --installed 2>/dev/null | grep -q "^$c" || missing+=("$c")
+    grep -q "^$c" <<<"$installed" || missing+=("$c")
   done
   if ((${#missing[@]})); then
     rustup component add --toolchain "$NIGHTLY" "${missing[@]}"

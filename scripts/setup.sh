@@ -11,8 +11,9 @@ fi
 rustup component add --toolchain "$toolchain" clippy rustfmt >/dev/null 2>&1 || rustup component add --toolchain "$toolchain" clippy rustfmt
 # The targets rust-toolchain.toml lists (thumbv7em-none-eabihf proves the core is no_std).
 read -ra targets <<<"$(sed -n 's/^targets *= *\[\(.*\)\]/\1/p' rust-toolchain.toml | tr -d '",')"
+installed=$(rustup target list --installed --toolchain "$toolchain")
 for target in "${targets[@]}"; do
-  if ! rustup target list --installed --toolchain "$toolchain" | grep -qx "$target"; then
+  if ! grep -qxF -- "$target" <<<"$installed"; then
     rustup target add --toolchain "$toolchain" "$target"
   fi
 done

@@ -40,24 +40,15 @@ if [ ${#selected[@]} -eq 0 ]; then
 fi
 
 # 1. Debian packages: only what is missing; `apt-get update` only when the install fails.
-apt_install() {
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null 2>&1 || {
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@"; }
-}
+# shellcheck source=scripts/lib.sh
+source scripts/lib.sh
 wanted=(qemu-user)
 for entry in "${selected[@]}"; do
   IFS='|' read -r _ pkgs _ _ _ <<<"$entry"
   read -ra more <<<"$pkgs"
   wanted+=("${more[@]}")
 done
-missing=()
-for pkg in "${wanted[@]}"; do
-  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -qx 'install ok installed' || missing+=("$pkg")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "test-cross: apt-get install ${missing[*]}"
-  apt_install "${missing[@]}"
-fi
+apt_install "${wanted[@]}"
 
 # 2. The rustup targets, added to the pinned toolchain (rust-toolchain.toml is not modified).
 command -v rustup >/dev/null || { echo "test-cross: rustup is required" >&2; exit 1; }

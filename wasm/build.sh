@@ -16,10 +16,8 @@ BUILD="$ROOT/build/wasm"
 mkdir -p "$OUT" "$BUILD"
 
 scripts/setup.sh
-apt_install() {
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null 2>&1 || {
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@"; }
-}
+# shellcheck source=scripts/lib.sh
+source scripts/lib.sh
 command -v wasm-opt >/dev/null || apt_install binaryen
 want=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
 if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$want" ]; then

@@ -28,15 +28,11 @@ work="$OUT/java-bench"
 rm -rf "$work"
 mkdir -p "$work/classes"
 
-need=()
-for pkg in libjna-java libspymemcached-java; do
-  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || need+=("$pkg")
-done
+# shellcheck source=scripts/lib.sh
+source "$ROOT/scripts/lib.sh"
+need=(libjna-java libspymemcached-java)
 command -v javac >/dev/null || need+=(default-jdk-headless)
-if ((${#need[@]})); then
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
-fi
+apt_install "${need[@]}"
 
 cargo build --release --locked -p keyroute-ffi --lib --example java_bench_core
 CP="/usr/share/java/jna.jar:/usr/share/java/spymemcached.jar"
@@ -51,7 +47,7 @@ for ((round = 1; round <= ROUNDS; round++)); do
   echo "round $round/$ROUNDS done" >&2
 done
 
-java_version=$(java -version 2>&1 | head -n 1)
+java_version=$(first_line "$(java -version 2>&1)")
 awk -v rounds="$ROUNDS" -v runs="$RUNS" -v keys="$KEYS" -v jv="$java_version" '
   { k = $1 " " $2; med[k] = med[k] " " $3; if (!(k in lo) || $4 < lo[k]) lo[k] = $4 }
   function median(key,   a, n, i, j, t) {

@@ -20,13 +20,11 @@ out=$(cd "$out" && pwd)
 version=$(scripts/dist/version.sh)
 export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 
-need=()
-dpkg-query -W -f='${Status}' libjna-java 2>/dev/null | grep -q 'install ok installed' || need+=(libjna-java)
+# shellcheck source=scripts/lib.sh
+source scripts/lib.sh
+need=(libjna-java)
 command -v javac >/dev/null && command -v jar >/dev/null || need+=(default-jdk-headless)
-if ((${#need[@]})); then
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
-fi
+apt_install "${need[@]}"
 JNA=/usr/share/java/jna.jar
 
 cargo build -p keyroute-ffi --release --locked

@@ -22,10 +22,8 @@ PY313_SHA256="93e583f243454e6e9e4588ca2c2662206ad961659863277afcdb96801647d640"
 
 log() { echo "python-interpreters: $*" >&2; }
 
-apt_install() {  # apt-get install, running apt-get update first only when the lists lack it
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null 2>&1 || {
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >&2; }
-}
+# shellcheck source=scripts/lib.sh
+source "$ROOT/scripts/lib.sh"
 
 works() { [[ -x $1 ]] && "$1" -c 'import ensurepip, venv, zlib' 2>/dev/null; }
 
@@ -51,19 +49,13 @@ fi
 
 py313="$DEST/3.13/bin/python3.13"
 if ! works "$py313"; then
-  need=()
-  for pkg in gcc make libc6-dev zlib1g-dev libssl-dev libffi-dev liblzma-dev libbz2-dev; do
-    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'ok installed' || need+=("$pkg")
-  done
-  if ((${#need[@]})); then
-    log "installing ${need[*]}"
-    apt_install "${need[@]}"
-  fi
+  apt_install gcc make libc6-dev zlib1g-dev libssl-dev libffi-dev liblzma-dev libbz2-dev
   src="$DEST/src"
   mkdir -p "$src"
   if ! echo "$PY313_SHA256  $src/$PY313_TARBALL" | sha256sum --quiet -c - >/dev/null 2>&1; then
     # The Debian archive this machine's apt uses (its deb822 or one-line sources).
-    mirror=$(sed -n 's|^URIs: *\([^ ]*/debian\)/\{0,1\}$|\1|p' /etc/apt/sources.list.d/*.sources 2>/dev/null | head -n 1)
+    mirror=$(sed -n 's|^URIs: *\([^ ]*/debian\)/\{0,1\}$|\1|p' /etc/apt/sources.list.d/*.sources 2>/dev/null || true)
+    mirror=$(first_line "$mirror")
     [[ -n $mirror ]] || mirror=$(awk '$1 == "deb" && $2 ~ /\/debian\/?$/ { sub(/\/$/, "", $2); print $2; exit }' \
       /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null)
     [[ -n $mirror ]] || { log "no Debian archive in this machine's apt sources"; exit 1; }

@@ -31,15 +31,11 @@ tarballs=("$dist/keyroute-$version"-*-linux-gnu.tar.gz)
 ((${#tarballs[@]} == 1)) || { echo "test-c: expected one keyroute-$version-*-linux-gnu.tar.gz in $dist, found ${#tarballs[@]}" >&2; exit 1; }
 shopt -u nullglob
 
-need=()
-have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
-for pkg in cmake gcc make pkg-config binutils libjansson-dev; do have_pkg "$pkg" || need+=("$pkg"); done
+# shellcheck source=scripts/lib.sh
+source scripts/lib.sh
+need=(cmake gcc make pkg-config binutils libjansson-dev)
 command -v python3 >/dev/null || need+=(python3)
-if ((${#need[@]})); then
-  echo "test-c: installing ${need[*]}"
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
-fi
+apt_install "${need[@]}"
 
 PATH=$(scripts/dist/no-rust-path.sh)
 export PATH
@@ -88,12 +84,12 @@ needed() { readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'; }
 needs_soname() { # binary: NEEDs the SONAME and no other libkeyroute name
   [[ $(needed "$1" | grep '^libkeyroute' || true) == "$soname" ]]
 }
-needs_no_keyroute() { ! needed "$1" | grep -q '^libkeyroute'; }
+needs_no_keyroute() { ! grep -q '^libkeyroute' <<<"$(needed "$1")"; }
 
 # ---------------------------------------------------------------- 3. the library's names
 lib="$prefix/lib"
 check "SONAME of libkeyroute.so.$version is $soname" \
-  bash -c "readelf -d '$lib/libkeyroute.so.$version' | grep -q 'Library soname: \[$soname\]'"
+  bash -c "[[ \$(readelf -d '$lib/libkeyroute.so.$version') == *'Library soname: [$soname]'* ]]"
 check "links: libkeyroute.so -> $soname -> libkeyroute.so.$version" \
   bash -c "[[ \$(readlink '$lib/libkeyroute.so') == '$soname' && \$(readlink '$lib/$soname') == 'libkeyroute.so.$version' ]]"
 

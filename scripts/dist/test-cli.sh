@@ -14,10 +14,8 @@ name=keyroute-cli-$version-x86_64-linux-gnu
 tarball=$dist/$name.tar.gz
 [[ -f $tarball ]] || { echo "test-cli: $tarball is missing (make dist)" >&2; exit 1; }
 
-apt_install() {
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null 2>&1 || {
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@"; }
-}
+# shellcheck source=scripts/lib.sh
+source scripts/lib.sh
 command -v groff >/dev/null || apt_install groff-base
 
 work=$(mktemp -d)
@@ -68,7 +66,8 @@ PY
   if [[ -n $replicas ]]; then args+=(--replicas "$replicas"); fi
   "$bin" "${args[@]}" <"$work/$file.keys" >"$work/$file.got"
   if ! cmp -s "$work/$file.got" "$work/$file.want"; then
-    diff "$work/$file.want" "$work/$file.got" | head -5 >&2
+    diff "$work/$file.want" "$work/$file.got" >"$work/$file.diff" || true
+    head -5 "$work/$file.diff" >&2
     fail "$file: routes differ from the vector file"
   fi
   echo "test-cli: $file: $(wc -l <"$work/$file.want") keys routed as recorded"
@@ -97,7 +96,7 @@ loaded=$(bash --norc --noprofile -c 'source "$1"; complete -p keyroute' complete
 [[ $(complete_words keyroute ro) == route ]] || fail "keyroute ro<TAB>: $(complete_words keyroute ro)"
 [[ $(complete_words keyroute route --inp) == --input ]] || fail "keyroute route --inp<TAB>: $(complete_words keyroute route --inp)"
 [[ $(complete_words keyroute route --input nd) == ndjson ]] || fail "--input nd<TAB>: $(complete_words keyroute route --input nd)"
-complete_words keyroute "" | grep -qx completions || fail "keyroute <TAB> does not offer completions"
+has_line "$(complete_words keyroute "")" completions || fail "keyroute <TAB> does not offer completions"
 echo "test-cli: bash completion: complete -p, a subcommand, an option and its value"
 
 # Every manual page renders without a warning (groff -ww), with its sections.

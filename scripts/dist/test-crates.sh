@@ -44,8 +44,8 @@ check keyroute src/lib.rs "$msrv" README.md
 check keyroute-bindings src/lib.rs "$msrv"
 check keyroute-cli src/main.rs "$msrv" README.md Cargo.lock topologies/4-nodes.json
 # Siblings are versioned dependencies, at the workspace's version.
-grep -A2 -x '\[dependencies.keyroute\]' "$work/keyroute-bindings-$version/Cargo.toml" | grep -qx "version = \"$version\"" \
+grep -qx "version = \"$version\"" <<<"$(grep -A2 -x '\[dependencies.keyroute\]' "$work/keyroute-bindings-$version/Cargo.toml")" \
   || fail "keyroute-bindings does not depend on keyroute $version"
-grep -A2 -x '\[dependencies.keyroute-bindings\]' "$work/keyroute-cli-$version/Cargo.toml" | grep -qx "version = \"$version\"" \
+grep -qx "version = \"$version\"" <<<"$(grep -A2 -x '\[dependencies.keyroute-bindings\]' "$work/keyroute-cli-$version/Cargo.toml")" \
   || fail "keyroute-cli does not depend on keyroute-bindings $version"
 echo "test-crates: ok"

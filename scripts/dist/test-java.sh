@@ -17,13 +17,11 @@ for f in "$jar" "$dist/keyroute-$version-sources.jar" "$dist/keyroute-$version.p
 done
 grep -q "<version>$version</version>" "$dist/keyroute-$version.pom" || { echo "test-java: the pom is not version $version" >&2; exit 1; }
 
-need=()
-dpkg-query -W -f='${Status}' libjna-java 2>/dev/null | grep -q 'install ok installed' || need+=(libjna-java)
+# shellcheck source=scripts/lib.sh
+source scripts/lib.sh
+need=(libjna-java)
 command -v javac >/dev/null || need+=(default-jdk-headless)
-if ((${#need[@]})); then
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
-fi
+apt_install "${need[@]}"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

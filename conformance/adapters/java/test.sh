@@ -16,6 +16,8 @@ set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../../.." && pwd)"
 cd "$ROOT"
+# shellcheck source=scripts/lib.sh
+source scripts/lib.sh
 export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH" CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
 OUT="$ROOT/build/conformance-java-adapter"
@@ -26,17 +28,9 @@ pass() { steps_passed=$((steps_passed + 1)); echo "ok: $1"; }
 fail() { steps_failed=$((steps_failed + 1)); echo "FAILED: $1" >&2; }
 
 # ---------------------------------------------------------------- 1. system packages
-need=()
-have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
-for pkg in libspymemcached-java libguava-java; do
-  have_pkg "$pkg" || need+=("$pkg")
-done
+need=(libspymemcached-java libguava-java)
 command -v javac >/dev/null && command -v java >/dev/null || need+=(default-jdk-headless)
-if ((${#need[@]})); then
-  echo "installing: ${need[*]}"
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
-fi
+apt_install "${need[@]}"
 
 # ---------------------------------------------------------------- 2. build
 rm -rf "$OUT"

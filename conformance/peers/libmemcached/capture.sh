@@ -12,18 +12,11 @@ work="$peers/.work/libmemcached"
 out="$conf/vectors/v1"
 mkdir -p "$work" "$out"
 
-need=()
-for p in libmemcached-dev gcc pkg-config python3; do
-  case "$p" in
-    python3) command -v python3 >/dev/null || need+=(python3) ;;
-    *) dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || need+=("$p") ;;
-  esac
-done
-if [ "${#need[@]}" -gt 0 ]; then
-  echo "installing: ${need[*]}" >&2
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
-fi
+# shellcheck source=scripts/lib.sh
+source "$conf/../scripts/lib.sh"
+need=(libmemcached-dev gcc pkg-config)
+command -v python3 >/dev/null || need+=(python3)
+apt_install "${need[@]}"
 
 # Version label read from dpkg at capture time (the runtime library package).
 deb_version="$(dpkg-query -W -f='${Version}' libmemcached11)"

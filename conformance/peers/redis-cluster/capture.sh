@@ -10,14 +10,9 @@ PEERS=$(dirname "$HERE")
 VEC=$(cd "$PEERS/.." && pwd)/vectors/v1
 WORK="$PEERS/.work/redis-cluster"
 
-need=()
-for p in redis-server redis-tools; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || need+=("$p")
-done
-if ((${#need[@]})); then
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}"
-fi
+# shellcheck source=scripts/lib.sh
+source "$PEERS/../../scripts/lib.sh"
+apt_install redis-server redis-tools
 
 PIDS=()
 cleanup() {
@@ -42,7 +37,7 @@ wait_ok() {
   for _ in $(seq 200); do
     ok=1
     for port in "$@"; do
-      redis-cli -h 127.0.0.1 -p "$port" cluster info | grep -q 'cluster_state:ok' || ok=0
+      [[ $(redis-cli -h 127.0.0.1 -p "$port" cluster info) == *cluster_state:ok* ]] || ok=0
     done
     [ $ok = 1 ] && return 0
     sleep 0.1

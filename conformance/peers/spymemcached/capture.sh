@@ -12,15 +12,14 @@ work="$peers/.work/spymemcached"
 out="$conf/vectors/v1"
 mkdir -p "$work/classes" "$out"
 
+# shellcheck source=scripts/lib.sh
+source "$conf/../scripts/lib.sh"
 pkg=libspymemcached-java
-if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed'; then
-  echo "installing: $pkg" >&2
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$pkg" >/dev/null
-fi
+apt_install "$pkg"
 command -v javac >/dev/null && command -v java >/dev/null || { echo "javac/java (JDK 17) required" >&2; exit 1; }
 
-jar="$(dpkg -L "$pkg" | grep -E '^/usr/share/java/spymemcached\.jar$' | head -1)"
+jar=/usr/share/java/spymemcached.jar
+has_line "$(dpkg -L "$pkg")" "$jar" || jar=""
 [ -n "$jar" ] || { echo "spymemcached.jar not found in $pkg" >&2; exit 1; }
 
 deb_version="$(dpkg-query -W -f='${Version}' "$pkg")"

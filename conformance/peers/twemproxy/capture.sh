@@ -10,14 +10,9 @@ PEERS=$(dirname "$HERE")
 VEC=$(cd "$PEERS/.." && pwd)/vectors/v1
 WORK="$PEERS/.work/twemproxy"
 
-need=()
-for p in nutcracker memcached; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || need+=("$p")
-done
-if ((${#need[@]})); then
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}"
-fi
+# shellcheck source=scripts/lib.sh
+source "$PEERS/../../scripts/lib.sh"
+apt_install nutcracker memcached
 
 PIDS=()
 cleanup() {
