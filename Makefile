@@ -9,7 +9,7 @@ export CARGO_TERM_COLOR ?= never
 
 .PHONY: all help setup demo test check lint codegen codegen-check test-rust nostd doc test-naive test-peers \
 	test-ffi test-py test-js test-fuzz-smoke test-miri-quick miri fuzz test-cross wasm playground install bench \
-	dist test-dist test-msrv vectors conformance-peers fmt clean
+	dist test-dist test-msrv test-docs test-fresh vectors conformance-peers fmt clean
 
 all: test
 
@@ -68,6 +68,9 @@ test-js: ## JavaScript: the addon and WebAssembly, shared tests, live npm peers,
 
 dist: setup ## Every release artifact into dist/ (wheel, sdist, npm, C tarball, jar, CLI, crates), with SHA256SUMS.
 	scripts/dist/build.sh dist
+
+test-fresh: ## What a brand-new machine sees: .ci/run on a clone of HEAD with empty caches; each phase's time.
+	scripts/test-fresh.sh
 
 test-dist: setup ## Every artifact in dist/ installed from itself in a clean place, no Rust on PATH.
 	scripts/dist/test.sh dist
