@@ -22,7 +22,7 @@ setup: ## The pinned Rust toolchain, its components and targets (rust-toolchain.
 demo: setup ## What adding one node does to a cache, per algorithm (keyroute demo).
 	$(CARGO) run --release --locked -p keyroute-cli -- demo
 
-test: setup lint test-rust nostd doc test-naive test-peers test-ffi test-py test-js test-adapters test-dist test-msrv test-fuzz-smoke test-miri-quick ## Every test of every crate and surface (CI).
+test: setup lint test-rust nostd doc test-naive test-peers test-ffi test-py test-js test-adapters test-dist test-docs test-msrv test-fuzz-smoke test-miri-quick ## Every test of every crate and surface (CI).
 
 check: setup ## The quick loop: format, clippy, generated files, unit tests (no surfaces, no peers).
 	$(CARGO) fmt --all --check
@@ -68,6 +68,9 @@ test-js: ## JavaScript: the addon and WebAssembly, shared tests, live npm peers,
 
 dist: setup ## Every release artifact into dist/ (wheel, sdist, npm, C tarball, jar, CLI, crates), with SHA256SUMS.
 	scripts/dist/build.sh dist
+
+test-docs: setup ## Every code block of the READMEs and docs/ run from the artifacts in dist/ (scripts/doctest.py).
+	scripts/test-docs.sh dist
 
 test-fresh: ## What a brand-new machine sees: .ci/run on a clone of HEAD with empty caches; each phase's time.
 	scripts/test-fresh.sh

@@ -1,5 +1,7 @@
 /* keyroute quickstart: build a router from a topology spec, route a key, list its replicas.
- * cc quickstart.c $(pkg-config --cflags --libs keyroute) -o quickstart && ./quickstart */
+ * cc quickstart.c $(pkg-config --cflags --libs keyroute) -o quickstart && ./quickstart
+ * (from a prefix the loader does not search, such as an unpacked release tarball, also pass
+ * -Wl,-rpath,$(pkg-config --variable=libdir keyroute) so that the program finds the library) */
 #include <keyroute.h>
 #include <stdio.h>
 #include <string.h>

@@ -38,6 +38,9 @@ install -m 0755 "$bin" "$root/keyroute"
 "$bin" completions fish >"$root/completions/keyroute.fish"
 "$bin" man --dir "$root/man/man1"
 install -m 0644 cli/README.md LICENSE-MIT LICENSE-APACHE "$root/"
+# The example topologies the READMEs use (keyroute route -t topologies/3-nodes.json …).
+mkdir -p "$root/topologies"
+install -m 0644 cli/topologies/* "$root/topologies/"
 chmod -R u=rwX,go=rX "$root"
 
 epoch=$(git log -1 --format=%ct 2>/dev/null || echo 0)

@@ -33,7 +33,8 @@ fail() { echo "test-cli: $*" >&2; exit 1; }
 
 # What the tarball holds.
 for f in keyroute README.md LICENSE-MIT LICENSE-APACHE completions/keyroute.bash completions/_keyroute \
-  completions/keyroute.fish man/man1/keyroute.1 man/man1/keyroute-route.1; do
+  completions/keyroute.fish man/man1/keyroute.1 man/man1/keyroute-route.1 topologies/3-nodes.json \
+  topologies/redis.json topologies/pylibmc.json; do
   [[ -s $root/$f ]] || fail "the tarball lacks $f"
 done
 [[ -x $root/keyroute ]] || fail "keyroute is not executable"

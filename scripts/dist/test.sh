@@ -6,9 +6,7 @@ set -euo pipefail
 shopt -s nullglob
 cd "$(dirname "$0")/../.."
 dist=${1:-dist}
-if [[ ! -f $dist/SHA256SUMS ]] || [[ -n $(find core bindings ffi py cli node wasm conformance/vectors scripts/dist CHANGELOG.md -newer "$dist/SHA256SUMS" -type f -print -quit) ]]; then
-  scripts/dist/build.sh "$dist"
-fi
+scripts/dist/ensure.sh "$dist"
 dist=$(cd "$dist" && pwd)
 (cd "$dist" && sha256sum --quiet -c SHA256SUMS)
 for check in scripts/dist/test-*.sh; do
