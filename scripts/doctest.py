@@ -19,8 +19,9 @@ What each kind of block must do:
   a line, and a line that is only `…` for any number of lines. A command that exits non-zero
   fails the block (write `cmd || echo "exit $?"` to show a status).
 - python / js: a statement whose line ends in `# -> VALUE` (`// -> VALUE`) must evaluate to
-  VALUE (compared as values; with `…` in VALUE, its repr is matched as above). Every other
-  statement must run without an exception.
+  VALUE (compared as values; with `…` in VALUE, its repr is matched as above); a further
+  ` # note` (` // note`) after VALUE is a remark. Every other statement must run without an
+  exception.
 - json: must parse.
 - rust: the document must be a crate's documentation (`#[doc = include_str!(…)]`), so that
   `cargo test` runs the block as a doc test; the runner checks that it is.
@@ -93,7 +94,7 @@ def blocks_of(doc: str) -> list[Block]:
         j = i + 1
         while j < len(lines) and lines[j].strip() != ticks:
             j += 1
-        body = "\n".join(line[len(indent):] if line.startswith(indent) else line for line in lines[i + 1 : j])
+        body = "\n".join(line[len(indent) :] if line.startswith(indent) else line for line in lines[i + 1 : j])
         block = Block(doc, i + 1, lang.lower(), body + "\n")
         k = i - 1
         while k >= 0 and lines[k].strip().startswith("<!--"):
@@ -203,7 +204,8 @@ def check_console(session: Session, block: Block) -> str | None:
     transcript = console_commands(block.body)
     if transcript is None:  # a list: every line must succeed
         transcript = [
-            (line, None) for line in block.body.rstrip("\n").split("\n")
+            (line, None)
+            for line in block.body.rstrip("\n").split("\n")
             if line.strip() and not line.lstrip().startswith("#")
         ]
     results = run_commands(session, [cmd for cmd, _ in transcript])
@@ -222,14 +224,14 @@ def indent(text: str) -> str:
 
 
 # ------------------------------------------------------------------------------ python
-PY_DRIVER = r'''
+PY_DRIVER = r"""
 import ast, io, re, sys, tokenize
 path = sys.argv[1]
 src = open(path, encoding="utf-8").read()
 comments = {}
 for tok in tokenize.generate_tokens(io.StringIO(src).readline):
     if tok.type == tokenize.COMMENT and tok.string.startswith("# -> "):
-        comments[tok.start[0]] = tok.string[5:].strip()
+        comments[tok.start[0]] = tok.string[5:].split(" # ")[0].strip()
 def shown(want, value):
     if "…" in want:
         return re.fullmatch(".*".join(re.escape(p) for p in want.split("…")), repr(value), re.S) is not None
@@ -247,7 +249,7 @@ for stmt in ast.parse(src, path).body:
     if not shown(want, value):
         print(f"line {stmt.lineno}: {ast.get_source_segment(src, stmt)} is {value!r}; the doc shows {want}")
         sys.exit(1)
-'''
+"""
 
 
 def check_python(session: Session, block: Block) -> str | None:
@@ -284,6 +286,7 @@ def js_source(body: str) -> str:
             out.append(line)
             continue
         lead, decl, names, expr, want = m.groups()
+        want = want.split(" // ")[0].strip()
         wanted = "undefined" if "…" in want else f"({want})"
         call = f"__check({n}, ({expr}), {wanted}, {json.dumps(want)})"
         out.append(f"{lead}{decl} {names} = {call}" if decl else f"{lead}{call}")
@@ -380,8 +383,17 @@ def new_session(doc: str, base: Path, dist: Path, path: str) -> Session:
         "npm_config_update_notifier": "false",
         "npm_config_loglevel": "error",
     }
-    for keep in ("PIP_CERT", "PIP_FIND_LINKS", "PIP_DEFAULT_TIMEOUT", "SSL_CERT_FILE", "SSL_CERT_DIR",
-                 "NODE_EXTRA_CA_CERTS", "npm_config_cache", "XDG_CACHE_HOME", "PIP_NO_CACHE_DIR"):
+    for keep in (
+        "PIP_CERT",
+        "PIP_FIND_LINKS",
+        "PIP_DEFAULT_TIMEOUT",
+        "SSL_CERT_FILE",
+        "SSL_CERT_DIR",
+        "NODE_EXTRA_CA_CERTS",
+        "npm_config_cache",
+        "XDG_CACHE_HOME",
+        "PIP_NO_CACHE_DIR",
+    ):
         if keep in os.environ:
             env[keep] = os.environ[keep]
     (folder / ".home").mkdir()
@@ -397,7 +409,8 @@ def main() -> int:
         return 2
     dist = Path(sys.argv[1]).resolve()
     docs = sys.argv[2:] or sorted(
-        f for f in subprocess.check_output(["git", "ls-files"], cwd=ROOT, text=True).split("\n")
+        f
+        for f in subprocess.check_output(["git", "ls-files"], cwd=ROOT, text=True).split("\n")
         if f.endswith("README.md") or (f.startswith("docs/") and f.endswith(".md"))
     )
     # No Rust on PATH: the artifacts must work without it.
@@ -421,7 +434,8 @@ def main() -> int:
                     print(f"skip  {block.where} [{block.lang or 'text'}]: {block.arg}")
                 elif problem is None:
                     passed += 1
-                    kinds[block.lang or "text"] = kinds.get(block.lang or "text", 0) + 1
+                    kind = block.marker or block.lang or "text"
+                    kinds[kind] = kinds.get(kind, 0) + 1
                     print(f"ok    {block.where} [{block.lang or 'text'}]")
                 else:
                     failed += 1
