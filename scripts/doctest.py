@@ -240,6 +240,7 @@ def shown(want, value):
     except Exception:
         return repr(value) == want
 scope = {"__name__": "__main__"}
+failed = False
 for stmt in ast.parse(src, path).body:
     want = comments.get(stmt.end_lineno) if isinstance(stmt, ast.Expr) else None
     if want is None:
@@ -248,7 +249,8 @@ for stmt in ast.parse(src, path).body:
     value = eval(compile(ast.Expression(stmt.value), path, "eval"), scope)
     if not shown(want, value):
         print(f"line {stmt.lineno}: {ast.get_source_segment(src, stmt)} is {value!r}; the doc shows {want}")
-        sys.exit(1)
+        failed = True
+sys.exit(1 if failed else 0)
 """
 
 
@@ -271,7 +273,7 @@ const __check = (line, value, want, wantText) => {
     : __eq(value, want)
   if (!shown) {
     console.error(`line ${line}: the value is ${__inspect(value, { depth: 10 })}; the doc shows ${wantText}`)
-    process.exit(1)
+    process.exitCode = 1
   }
   return value
 }
