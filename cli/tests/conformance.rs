@@ -257,3 +257,19 @@ fn a_hanging_adapter_is_stopped_at_the_timeout_and_reported_in_junit() {
     let error = parsed.descendants().find(|n| n.has_tag_name("error")).expect("an <error> for the adapter");
     assert!(error.attribute("message").unwrap().contains("did not answer"));
 }
+
+#[test]
+fn an_adapter_that_writes_only_blank_lines_is_stopped_at_once() {
+    // Before the cap on blank lines the runner kept every one (about 90 MB/s) until the
+    // allocator aborted (status 134); `ulimit -v` keeps a regression from taking the machine.
+    for blank in ["\"\"", "\"  \""] {
+        let adapter = format!("sh -c 'read x; exec yes {blank}'");
+        let script = "ulimit -v 2000000; exec \"$0\" conformance --exec \"$1\" --file native-ring-3 --timeout 20";
+        let started = std::time::Instant::now();
+        let out = Command::new("sh").args(["-c", script, env!("CARGO_BIN_EXE_keyroute"), &adapter]).output().unwrap();
+        let t = text(&out);
+        assert_eq!(status(&out), 4, "{blank}: {t}");
+        assert!(t.contains("answered hello with something that is not the protocol's answer: 1025 blank lines"), "{t}");
+        assert!(started.elapsed() < std::time::Duration::from_secs(10), "{:?}", started.elapsed());
+    }
+}
