@@ -125,7 +125,7 @@ fn main() -> ExitCode {
         Err(e) => {
             // A broken pipe (whoever read our output stopped early, `| head`) exits 0, quietly.
             let status = e.exit_status();
-            if status != 0 {
+            if status != 0 && !e.printed() {
                 let _ = writeln!(io::stderr().lock(), "keyroute: {e}");
             }
             ExitCode::from(status)

@@ -786,3 +786,41 @@ fn a_key_line_longer_than_the_limit_is_refused_at_once() {
     fails_usage(&["route", "-t", FOUR, "--max-line-bytes", "0", "k"], b"", "error invalid_argument (code 26)");
     fails_usage(&["route", "-t", FOUR, "--max-line-bytes", "1073741825", "k"], b"", "error invalid_argument (code 26)");
 }
+
+#[test]
+fn a_finding_keeps_its_status_when_the_reader_of_stdout_stops_early() {
+    // `plan a b --max-moved 0.1 --arcs | head -1` exited 0 (1 without the pipe): the report
+    // (here 650 KB, more than a pipe holds) failed with EPIPE before the finding was printed.
+    use std::io::{BufRead, BufReader};
+    let nodes = |p: &str| {
+        let ids: Vec<String> = (0..50).map(|i| format!("{{\"id\":\"{p}{i}\"}}")).collect();
+        format!("{{\"algorithm\":\"ring\",\"nodes\":[{}]}}", ids.join(","))
+    };
+    let (a, b) = (scratch("head-a.json", &nodes("a")), scratch("head-b.json", &nodes("b")));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_keyroute"))
+        .args(["plan", a.to_str().unwrap(), b.to_str().unwrap(), "--max-moved", "0.1", "--arcs"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
+    assert!(first.starts_with("plan  from ring"), "{first}");
+    // The reader is dropped here: the rest of the report meets a closed pipe.
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(err, "keyroute: finding: the change moves 100.00% of keys, more than --max-moved 10.00% allows\n");
+    // Without a finding, a reader that stops early is still not an error.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_keyroute"))
+        .args(["plan", a.to_str().unwrap(), b.to_str().unwrap(), "--arcs"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.stderr.is_empty());
+}
