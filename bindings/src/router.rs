@@ -234,6 +234,38 @@ mod tests {
     }
 
     #[test]
+    fn spread_refuses_more_replicas_than_nodes_as_replicas_does_at_once() {
+        // Before the check came first, spread sized an r-entry buffer: 8 GB for 2^31 from Python.
+        let specs = [
+            r#"{"algorithm":"ring","nodes":[{"id":"a"},{"id":"b"},{"id":"c"},{"id":"d"}]}"#,
+            r#"{"algorithm":"maglev","nodes":[{"id":"a"},{"id":"b"},{"id":"c"},{"id":"d"}]}"#,
+            r#"{"algorithm":"rendezvous","nodes":[{"id":"a"},{"id":"b","weight":0},{"id":"c"},{"id":"d"}]}"#,
+            r#"{"algorithm":"jump","nodes":[{"id":"a"},{"id":"b"},{"id":"c"},{"id":"d"}]}"#,
+            concat!(
+                r#"{"algorithm":"libmemcached","params":{"distribution":"ketama"},"nodes":["#,
+                r#"{"id":"a:11211","host":"a","port":11211},{"id":"b:11211","host":"b","port":11211}]}"#
+            ),
+        ];
+        let started = std::time::Instant::now();
+        for spec in specs {
+            let router = Router::from_json(spec).unwrap();
+            let mut over = vec![0u32; router.len() + 1];
+            let want = router.replicas(b"hot", &mut over).unwrap_err().code();
+            assert!(matches!(want, ErrorCode::ReplicasExceedNodes | ErrorCode::ReplicasUnsupported), "{spec}");
+            for r in [router.len() + 1, 1 << 31, 1_000_000_000, usize::MAX] {
+                let e = router.spread(b"hot", r, 3).unwrap_err();
+                assert_eq!(e.code(), want, "{spec} r={r}: {}", e.message());
+            }
+        }
+        assert!(started.elapsed() < std::time::Duration::from_secs(1), "{:?}", started.elapsed());
+        let ring = Router::from_json(specs[0]).unwrap();
+        assert_eq!(
+            ring.spread(b"hot", 1_000_000_000, 0).unwrap_err().message(),
+            "1000000000 replicas requested but only 4 nodes can hold one"
+        );
+    }
+
+    #[test]
     fn errors_carry_their_codes() {
         let code = |json: &str| Router::from_json(json).unwrap_err().code();
         assert_eq!(code("{"), ErrorCode::InvalidJson);

@@ -2,14 +2,15 @@
 //! line, and the exit status of each class of failure (the table in `keyroute --help`).
 
 use std::fmt;
-use std::io;
+use std::io::{self, Write};
 
 use keyroute_bindings::{Error, ErrorCategory, ErrorCode};
 
 /// Exit status: the command did what was asked.
 pub const EXIT_OK: u8 = 0;
 /// Exit status: the command ran and found what it checks for (`plan --max-moved`: the change
-/// moves more keys than allowed). Reports are complete; the finding is the last stderr line.
+/// moves more keys than allowed). The finding's line is printed on stderr before the report is
+/// written to stdout, and the status stands when the reader of stdout stops early (`| head`).
 pub const EXIT_FINDING: u8 = 1;
 /// Exit status: the command line is wrong (clap's status for usage errors): an unknown option,
 /// a missing argument, an option value out of its range.
@@ -49,12 +50,14 @@ pub struct CliError {
     message: String,
     /// The error is about the command line, not the data (exit status 2).
     usage: bool,
+    /// Its line is on stderr already ([`CliError::print_now`]).
+    printed: bool,
 }
 
 impl CliError {
     /// An error of a table kind.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        Self { kind: Kind::Code(code), message: one_line(&message.into()), usage: false }
+        Self { kind: Kind::Code(code), message: one_line(&message.into()), usage: false, printed: false }
     }
 
     /// An error in the value of an option (exit status 2, like clap's usage errors).
@@ -64,13 +67,13 @@ impl CliError {
 
     /// A failed check (exit status 1).
     pub fn finding(message: impl Into<String>) -> Self {
-        Self { kind: Kind::Finding, message: one_line(&message.into()), usage: false }
+        Self { kind: Kind::Finding, message: one_line(&message.into()), usage: false, printed: false }
     }
 
     /// An I/O error while doing `what`.
     pub fn io(what: impl fmt::Display, e: &io::Error) -> Self {
         if e.kind() == io::ErrorKind::BrokenPipe {
-            return Self { kind: Kind::BrokenPipe, message: String::new(), usage: false };
+            return Self { kind: Kind::BrokenPipe, message: String::new(), usage: false, printed: false };
         }
         Self::new(ErrorCode::Io, format!("{what}: {e}"))
     }
@@ -86,6 +89,27 @@ impl CliError {
         Self { usage: true, ..self }
     }
 
+    /// Prints this error's line on stderr now (`keyroute: …`, as `main` prints an error), for an
+    /// outcome settled before its report is written: the line then comes out whatever happens
+    /// to stdout, and `main` does not print it again.
+    #[must_use]
+    pub fn print_now(self) -> Self {
+        if self.exit_status() != EXIT_OK {
+            let _ = writeln!(io::stderr().lock(), "keyroute: {self}");
+        }
+        Self { printed: true, ..self }
+    }
+
+    /// Whether the line is on stderr already.
+    pub fn printed(&self) -> bool {
+        self.printed
+    }
+
+    /// Whether this is the reader of stdout going away.
+    pub fn is_broken_pipe(&self) -> bool {
+        matches!(self.kind, Kind::BrokenPipe)
+    }
+
     /// The exit status of this error (see [`EXIT_TABLE`]).
     pub fn exit_status(&self) -> u8 {
         match self.kind {
@@ -94,6 +118,20 @@ impl CliError {
             Kind::Code(_) if self.usage => EXIT_USAGE,
             Kind::Code(code) => exit_status_of(code),
         }
+    }
+}
+
+/// The result of a command whose `outcome` (a finding, or the error that stopped it) was settled,
+/// and printed with [`CliError::print_now`], before its report was written (`written`). A reader
+/// of stdout that went away early (`| head -1`) is its own choice and changes nothing: the
+/// outcome's status stands, never 0 when a check failed. Another write failure (a full disk)
+/// is reported as such.
+pub fn settled(outcome: Option<CliError>, written: Result<()>) -> Result<()> {
+    match (outcome, written) {
+        (None, written) => written,
+        (Some(outcome), Ok(())) => Err(outcome),
+        (Some(outcome), Err(e)) if e.is_broken_pipe() => Err(outcome),
+        (Some(_), Err(e)) => Err(e),
     }
 }
 
@@ -149,6 +187,14 @@ mod tests {
         assert_eq!(exit_status_of(ErrorCode::Internal), EXIT_INTERNAL);
         assert_eq!(CliError::finding("x").exit_status(), EXIT_FINDING);
         assert_eq!(CliError::io("x", &io::Error::from(io::ErrorKind::BrokenPipe)).exit_status(), EXIT_OK);
+        let pipe = || CliError::io("x", &io::Error::from(io::ErrorKind::BrokenPipe));
+        let disk = || CliError::io("x", &io::Error::from(io::ErrorKind::StorageFull));
+        let finding = || Some(CliError::finding("x"));
+        assert_eq!(settled(finding(), Err(pipe())).unwrap_err().exit_status(), EXIT_FINDING);
+        assert_eq!(settled(finding(), Ok(())).unwrap_err().exit_status(), EXIT_FINDING);
+        assert_eq!(settled(finding(), Err(disk())).unwrap_err().exit_status(), EXIT_IO);
+        assert_eq!(settled(None, Err(pipe())).unwrap_err().exit_status(), EXIT_OK);
+        assert!(settled(None, Ok(())).is_ok());
         for status in 0..=5 {
             assert!(EXIT_TABLE.contains(&format!("\n  {status}  ")), "{status}");
         }

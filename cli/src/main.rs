@@ -44,6 +44,12 @@ struct Cli {
     /// '{"max_points": 8388608}' (see conformance/SPEC.md)
     #[arg(long, global = true, value_name = "JSON")]
     limits: Option<String>,
+    /// The longest line a key stream may hold (route's stdin, plan --keys, simulate --trace),
+    /// in bytes, not counting its line end; a longer line is refused with invalid_key
+    /// [default: 4194304; at most 1073741824]
+    #[arg(long, global = true, value_name = "BYTES",
+          value_parser = clap::value_parser!(u64).range(1..=input::MAX_LINE_BYTES_CEILING))]
+    max_line_bytes: Option<u64>,
 }
 
 /// The top-level help's epilogue: examples, the spec format and the exit status table.
@@ -103,6 +109,7 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => return usage_error(&e),
     };
+    input::set_max_line_bytes(cli.max_line_bytes);
     let result = input::set_limits(cli.limits.as_deref()).and_then(|()| match &cli.command {
         Command::Demo(a) => demo::run(a),
         Command::Route(a) => route::run(a),
@@ -118,7 +125,7 @@ fn main() -> ExitCode {
         Err(e) => {
             // A broken pipe (whoever read our output stopped early, `| head`) exits 0, quietly.
             let status = e.exit_status();
-            if status != 0 {
+            if status != 0 && !e.printed() {
                 let _ = writeln!(io::stderr().lock(), "keyroute: {e}");
             }
             ExitCode::from(status)

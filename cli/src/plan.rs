@@ -79,24 +79,33 @@ pub fn run(args: &PlanArgs) -> Result<()> {
     let d = analysis::diff(&a, &b).map_err(|e| CliError::from_bindings("diff", &e))?;
     let summary = Summary::new(&a, &b, &d, progress);
     let text = if args.json { summary.json(&transition, &d) } else { summary.text(args, &transition, &d) };
-    let stdout = io::stdout();
-    let mut out = stdout.lock();
-    out.write_all(text.as_bytes())?;
-    if args.arcs {
-        for arc in &d.moved_arcs {
-            writeln!(out, "{:016x}\t{:016x}\t{}\t{}", arc.start, arc.end, arc.from, arc.to)?;
-        }
-    }
-    out.flush()?;
+    // The finding is settled before the report is written, and its line goes to stderr first,
+    // so a reader that stops early (`| head -1`) cannot turn a failed check into status 0.
     let moved_now = progress * d.moved;
-    match args.max_moved {
-        Some(max) if moved_now > max => Err(CliError::finding(format!(
-            "finding: the change moves {} of keys, more than --max-moved {} allows",
-            pct2(moved_now),
-            pct2(max)
-        ))),
-        _ => Ok(()),
-    }
+    let finding = match args.max_moved {
+        Some(max) if moved_now > max => Some(
+            CliError::finding(format!(
+                "finding: the change moves {} of keys, more than --max-moved {} allows",
+                pct2(moved_now),
+                pct2(max)
+            ))
+            .print_now(),
+        ),
+        _ => None,
+    };
+    let written = (|| -> Result<()> {
+        let stdout = io::stdout();
+        let mut out = stdout.lock();
+        out.write_all(text.as_bytes())?;
+        if args.arcs {
+            for arc in &d.moved_arcs {
+                writeln!(out, "{:016x}\t{:016x}\t{}\t{}", arc.start, arc.end, arc.from, arc.to)?;
+            }
+        }
+        out.flush()?;
+        Ok(())
+    })();
+    crate::error::settled(finding, written)
 }
 
 /// The change per node id, over both sides' nodes.

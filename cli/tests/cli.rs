@@ -711,3 +711,116 @@ fn completions_and_man_pages() {
     let route = std::fs::read_to_string(dir.join("keyroute-route.1")).unwrap();
     assert!(route.contains("ndjson") && route.contains("hex"), "{route}");
 }
+
+/// Runs `args` with `len` bytes of `fill` and no newline on stdin, written by a thread that
+/// stops when the command stops reading; returns the output and how long it took.
+fn with_one_long_line(args: &[&str], fill: u8, len: usize) -> (Output, std::time::Duration) {
+    let start = std::time::Instant::now();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_keyroute"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        let block = vec![fill; 1 << 16];
+        let mut left = len;
+        while left > 0 {
+            let n = left.min(block.len());
+            if input.write_all(&block[..n]).is_err() {
+                break;
+            }
+            left -= n;
+        }
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    (out, start.elapsed())
+}
+
+#[test]
+fn a_key_line_longer_than_the_limit_is_refused_at_once() {
+    // 64 MiB without a newline: before the limit every mode buffered it all (and `</dev/zero`
+    // grew until the allocator aborted); now each stops after the first 4 MiB and a block.
+    let (a, b) = (THREE, FOUR);
+    let cases: [(Vec<&str>, u8); 6] = [
+        (vec!["route", "-t", b], b'k'),
+        (vec!["route", "-t", b, "--input", "hex"], b'0'),
+        (vec!["route", "-t", b, "--input", "ndjson"], b' '),
+        (vec!["simulate", "-t", a, "--trace", "-"], b'k'),
+        (vec!["plan", a, b, "--keys", "-"], b'k'),
+        (vec!["route", "-t", b, "--max-line-bytes", "4096"], b'k'),
+    ];
+    for (args, fill) in cases {
+        let (out, took) = with_one_long_line(&args, fill, 64 << 20);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(3), "{args:?}: {err}");
+        let limit = if args.contains(&"--max-line-bytes") { "4096" } else { "4194304" };
+        assert!(
+            err.starts_with("keyroute: error invalid_key (code 16): line 1 is longer than ")
+                && err.contains(&format!("longer than {limit} bytes"))
+                && err.contains("--max-line-bytes"),
+            "{args:?}: {err}"
+        );
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        assert!(took.as_secs() < 10, "{args:?} took {took:?}");
+    }
+    // Keys before the long line are routed; the error names the long line.
+    let mut input = b"first\nsecond\n".to_vec();
+    input.extend(std::iter::repeat_n(b'k', (4 << 20) + 1));
+    let out = keyroute(&["route", "-t", FOUR], &input);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(err.contains("line 3 is longer than 4194304 bytes"), "{err}");
+    // A line of exactly the limit, with or without \r, is a key; raising the limit takes longer.
+    let mut at_limit = vec![b'k'; 4 << 20];
+    at_limit.extend_from_slice(b"\r\n");
+    let routed = ok(&["route", "-t", FOUR], &at_limit);
+    assert!(routed.starts_with(&"k".repeat(4 << 20)) && routed[4 << 20..].starts_with('\t'));
+    let eight_mib = vec![b'k'; 8 << 20];
+    let routed = ok(&["route", "-t", FOUR, "--max-line-bytes", "16777216"], &eight_mib);
+    assert!(routed.starts_with(&"k".repeat(8 << 20)) && routed[8 << 20..].starts_with('\t'));
+    fails_usage(&["route", "-t", FOUR, "--max-line-bytes", "0", "k"], b"", "error invalid_argument (code 26)");
+    fails_usage(&["route", "-t", FOUR, "--max-line-bytes", "1073741825", "k"], b"", "error invalid_argument (code 26)");
+}
+
+#[test]
+fn a_finding_keeps_its_status_when_the_reader_of_stdout_stops_early() {
+    // `plan a b --max-moved 0.1 --arcs | head -1` exited 0 (1 without the pipe): the report
+    // (here 650 KB, more than a pipe holds) failed with EPIPE before the finding was printed.
+    use std::io::{BufRead, BufReader};
+    let nodes = |p: &str| {
+        let ids: Vec<String> = (0..50).map(|i| format!("{{\"id\":\"{p}{i}\"}}")).collect();
+        format!("{{\"algorithm\":\"ring\",\"nodes\":[{}]}}", ids.join(","))
+    };
+    let (a, b) = (scratch("head-a.json", &nodes("a")), scratch("head-b.json", &nodes("b")));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_keyroute"))
+        .args(["plan", a.to_str().unwrap(), b.to_str().unwrap(), "--max-moved", "0.1", "--arcs"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
+    assert!(first.starts_with("plan  from ring"), "{first}");
+    // The reader is dropped here: the rest of the report meets a closed pipe.
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(err, "keyroute: finding: the change moves 100.00% of keys, more than --max-moved 10.00% allows\n");
+    // Without a finding, a reader that stops early is still not an error.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_keyroute"))
+        .args(["plan", a.to_str().unwrap(), b.to_str().unwrap(), "--arcs"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.stderr.is_empty());
+}

@@ -257,3 +257,45 @@ fn a_hanging_adapter_is_stopped_at_the_timeout_and_reported_in_junit() {
     let error = parsed.descendants().find(|n| n.has_tag_name("error")).expect("an <error> for the adapter");
     assert!(error.attribute("message").unwrap().contains("did not answer"));
 }
+
+#[test]
+fn an_adapter_that_writes_only_blank_lines_is_stopped_at_once() {
+    // Before the cap on blank lines the runner kept every one (about 90 MB/s) until the
+    // allocator aborted (status 134); `ulimit -v` keeps a regression from taking the machine.
+    for blank in ["\"\"", "\"  \""] {
+        let adapter = format!("sh -c 'read x; exec yes {blank}'");
+        let script = "ulimit -v 2000000; exec \"$0\" conformance --exec \"$1\" --file native-ring-3 --timeout 20";
+        let started = std::time::Instant::now();
+        let out = Command::new("sh").args(["-c", script, env!("CARGO_BIN_EXE_keyroute"), &adapter]).output().unwrap();
+        let t = text(&out);
+        assert_eq!(status(&out), 4, "{blank}: {t}");
+        assert!(t.contains("answered hello with something that is not the protocol's answer: 1025 blank lines"), "{t}");
+        assert!(started.elapsed() < std::time::Duration::from_secs(10), "{:?}", started.elapsed());
+    }
+}
+
+#[test]
+fn a_mismatch_keeps_status_1_when_the_reader_of_stdout_stops_early() {
+    // `conformance --exec <mismatching adapter> -v | head` exited 0: the report met the closed
+    // pipe before the finding was printed. Here stdout is closed before the report is written
+    // (once the adapter has started, which says so on stderr).
+    use std::io::{BufRead, BufReader, Read};
+    use std::process::Stdio;
+    let cmd = adapter("permute");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_keyroute"))
+        .args(["conformance", "--exec", &cmd, "-v", "--timeout", "20"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut first = String::new();
+    stderr.read_line(&mut first).unwrap();
+    assert!(first.starts_with("fault_adapter: mode permute"), "{first}");
+    let mut rest = String::new();
+    stderr.read_to_string(&mut rest).unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(1), "{first}{rest}");
+    assert!(rest.lines().any(|l| l.starts_with("keyroute: ") && l.ends_with(" cases differ")), "{rest}");
+}

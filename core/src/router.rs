@@ -91,10 +91,16 @@ impl Router {
     /// # Errors
     /// [`Error::InvalidParameter`] for `r` = 0, and as [`Router::replicas`] (`r` above the
     /// nodes, routers without a replica order); [`Error::OutOfMemory`] for more than 16 replicas
-    /// that cannot be allocated.
+    /// that cannot be allocated. An `r` above the topology's node count is refused before any
+    /// buffer is sized from it: the work and memory of a refusal are those of one more replica
+    /// than there are nodes, whatever `r` is.
     pub fn spread(&self, key: &[u8], r: usize, selector: u64) -> Result<u32> {
         if r == 0 {
             return Err(Error::InvalidParameter("spread over at least one replica"));
+        }
+        let nodes = self.topology().len();
+        if r > nodes {
+            return Err(self.too_many_replicas(key, r, nodes));
         }
         let pick = (selector % r as u64) as usize;
         let mut small = [0u32; 16];
@@ -107,6 +113,24 @@ impl Router {
         };
         self.replicas(key, order)?;
         order.get(pick).copied().ok_or(Error::InvalidParameter("spread over at least one replica"))
+    }
+
+    /// The error [`Router::replicas`] gives for `r` replicas, `r` above the `nodes` of the
+    /// topology, found by asking for one more replica than there are nodes (the algorithm's own
+    /// check: no replica order, a key it cannot take, too few nodes that can hold one) with the
+    /// count reported as asked.
+    fn too_many_replicas(&self, key: &[u8], r: usize, nodes: usize) -> Error {
+        let requested = u32::try_from(r).unwrap_or(u32::MAX);
+        let mut probe = match crate::budget::try_vec(nodes.saturating_add(1), 0u32) {
+            Ok(probe) => probe,
+            Err(e) => return e,
+        };
+        match self.replicas(key, &mut probe) {
+            Err(Error::ReplicasExceedNodes { available, .. }) => Error::ReplicasExceedNodes { requested, available },
+            Err(e) => e,
+            // More distinct nodes than the topology has cannot be listed.
+            Ok(()) => Error::ReplicasExceedNodes { requested, available: u32::try_from(nodes).unwrap_or(u32::MAX) },
+        }
     }
 
     /// The topology the router was built from.
@@ -170,5 +194,34 @@ mod tests {
         assert!(matches!(router.spread(b"hot", 21, 0), Err(Error::ReplicasExceedNodes { .. })));
         let jump = Router::Jump(Jump::new(Topology::uniform("n", 3).unwrap()).unwrap());
         assert_eq!(jump.spread(b"hot", 2, 0), Err(Error::ReplicasUnsupported));
+    }
+
+    #[test]
+    fn spreading_over_more_replicas_than_nodes_is_refused_without_sizing_a_buffer_from_r() {
+        // r of usize::MAX, 2^31 or 10^9 used to allocate r entries (or fail to) before the check.
+        let ring = Router::Ring(Ring::new(Topology::uniform("n", 4).unwrap(), 40).unwrap());
+        let jump = Router::Jump(Jump::new(Topology::uniform("n", 4).unwrap()).unwrap());
+        let weighted = alloc::vec![
+            crate::Node::new("a"),
+            crate::Node::new("b").with_weight(0),
+            crate::Node::new("c").with_weight(1),
+        ];
+        let rendezvous = Router::Rendezvous(crate::Rendezvous::new(Topology::new(weighted).unwrap()).unwrap());
+        for r in [5, 1 << 20, 1 << 31, 1_000_000_000, usize::MAX] {
+            let requested = u32::try_from(r).unwrap_or(u32::MAX);
+            assert_eq!(ring.spread(b"hot", r, 7), Err(Error::ReplicasExceedNodes { requested, available: 4 }), "{r}");
+            assert_eq!(jump.spread(b"hot", r, 7), Err(Error::ReplicasUnsupported), "{r}");
+            // The available count is the algorithm's own: nodes of weight 0 hold no replica.
+            assert_eq!(
+                rendezvous.spread(b"hot", r, 7),
+                Err(Error::ReplicasExceedNodes { requested, available: 2 }),
+                "{r}"
+            );
+        }
+        assert!(matches!(
+            rendezvous.spread(b"hot", 3, 0),
+            Err(Error::ReplicasExceedNodes { requested: 3, available: 2 })
+        ));
+        assert!(rendezvous.spread(b"hot", 2, 0).is_ok());
     }
 }

@@ -5,7 +5,7 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender};
 use std::time::{Duration, Instant};
 
 use keyroute_bindings::ErrorCode;
@@ -21,6 +21,16 @@ pub const PROTOCOLS: &[u64] = &[1];
 /// The longest line an adapter may write (64 MiB); a longer one is garbage.
 const MAX_LINE: u64 = 64 << 20;
 
+/// The most blank lines (empty, or only whitespace) an adapter may write before a message.
+/// PROTOCOL.md says they are ignored; more than this in a row is a protocol fault (exit status
+/// 4), so an adapter that writes only blank lines (`yes ""`) is stopped at once, not read until
+/// the runner runs out of memory or time.
+const MAX_BLANK_LINES: u64 = 1024;
+
+/// Lines read ahead of the runner: an adapter that writes faster than the runner reads waits
+/// on its pipe instead of filling the runner's memory.
+const LINES_AHEAD: usize = 16;
+
 /// How the adapter is driven.
 pub struct Options {
     /// How long to wait for each answer (and for the exit after `bye`).
@@ -33,6 +43,9 @@ pub struct Options {
 enum Line {
     Text(Vec<u8>),
     TooLong,
+    /// More blank lines, or more bytes of them, before a message than the protocol allows:
+    /// how many lines and bytes were read.
+    Blanks(u64, u64),
     Eof,
     Failed(String),
 }
@@ -172,31 +185,8 @@ impl Adapter {
             }
         });
         let stdout = child.stdout.take().ok_or_else(|| CliError::new(ErrorCode::Internal, "the adapter's stdout"))?;
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut reader = BufReader::new(stdout);
-            loop {
-                let mut buf = Vec::new();
-                let line = match (&mut reader).take(MAX_LINE + 1).read_until(b'\n', &mut buf) {
-                    Ok(0) => Line::Eof,
-                    Ok(_) if buf.last() == Some(&b'\n') => {
-                        buf.pop();
-                        if buf.last() == Some(&b'\r') {
-                            buf.pop();
-                        }
-                        Line::Text(buf)
-                    }
-                    Ok(n) if n as u64 > MAX_LINE => Line::TooLong,
-                    // A last line without a newline, then the end.
-                    Ok(_) => Line::Text(buf),
-                    Err(e) => Line::Failed(e.to_string()),
-                };
-                let stop = matches!(line, Line::Eof | Line::TooLong | Line::Failed(_));
-                if tx.send(line).is_err() || stop {
-                    return;
-                }
-            }
-        });
+        let (tx, rx) = mpsc::sync_channel(LINES_AHEAD);
+        std::thread::spawn(move || read_lines(BufReader::new(stdout), &tx));
         Ok(Self { cmd: cmd.to_string(), child, stdin: Some(stdin), lines: rx, timeout })
     }
 
@@ -270,6 +260,17 @@ impl Adapter {
                 Line::TooLong => {
                     self.stop();
                     return Err(garbage(&self.cmd, what, &format!("a line longer than {MAX_LINE} bytes")));
+                }
+                Line::Blanks(lines, bytes) => {
+                    self.stop();
+                    return Err(garbage(
+                        &self.cmd,
+                        what,
+                        &format!(
+                            "{lines} blank lines ({bytes} bytes) and no message (at most {MAX_BLANK_LINES} blank \
+                             lines and {MAX_LINE} bytes are read before a message)"
+                        ),
+                    ));
                 }
             };
             if text.iter().all(u8::is_ascii_whitespace) {
@@ -475,6 +476,50 @@ fn garbage(cmd: &str, what: &str, shown: &str) -> CliError {
     )
 }
 
+/// Reads the adapter's stdout into protocol lines for the runner, until the end, an error, or a
+/// fault. Blank lines are dropped here, counted: at most [`MAX_BLANK_LINES`] of them, and
+/// [`MAX_LINE`] bytes with the line they precede, are read before a message, so what one
+/// answer can make the runner read is bounded, and blank lines cannot hold off `--timeout`.
+fn read_lines(mut reader: impl BufRead, tx: &SyncSender<Line>) {
+    let (mut blank_lines, mut blank_bytes) = (0u64, 0u64);
+    loop {
+        let mut buf = Vec::new();
+        // What is left of this message's bytes, and one more to tell a longer line.
+        let budget = MAX_LINE.saturating_sub(blank_bytes).saturating_add(1);
+        let line = match (&mut reader).take(budget).read_until(b'\n', &mut buf) {
+            Ok(0) => Line::Eof,
+            Ok(n) if buf.last() == Some(&b'\n') => {
+                buf.pop();
+                if buf.last() == Some(&b'\r') {
+                    buf.pop();
+                }
+                if buf.iter().all(u8::is_ascii_whitespace) {
+                    blank_lines += 1;
+                    blank_bytes = blank_bytes.saturating_add(n as u64);
+                    if blank_lines <= MAX_BLANK_LINES && blank_bytes <= MAX_LINE {
+                        continue;
+                    }
+                    Line::Blanks(blank_lines, blank_bytes)
+                } else {
+                    (blank_lines, blank_bytes) = (0, 0);
+                    Line::Text(buf)
+                }
+            }
+            Ok(n) if n as u64 >= budget && blank_lines > 0 => {
+                Line::Blanks(blank_lines, blank_bytes.saturating_add(n as u64))
+            }
+            Ok(n) if n as u64 >= budget => Line::TooLong,
+            // A last line without a newline, then the end.
+            Ok(_) => Line::Text(buf),
+            Err(e) => Line::Failed(e.to_string()),
+        };
+        let stop = matches!(line, Line::Eof | Line::TooLong | Line::Blanks(..) | Line::Failed(_));
+        if tx.send(line).is_err() || stop {
+            return;
+        }
+    }
+}
+
 /// `error` (and `code`) of an error answer, for people.
 fn describe_error(answer: &Value) -> String {
     let name = answer.get("error").and_then(Value::as_str).unwrap_or("?");
@@ -536,4 +581,69 @@ fn compare(case: &Value, result: &Value, hello: &Hello) -> Result<CaseResult, St
         }
     }
     Ok(CaseResult::Pass)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What [`read_lines`] hands the runner for `input`, up to `n` lines.
+    fn lines(input: impl BufRead + Send + 'static, n: usize) -> Vec<Line> {
+        let (tx, rx) = mpsc::sync_channel(LINES_AHEAD);
+        std::thread::spawn(move || read_lines(input, &tx));
+        rx.iter().take(n).collect()
+    }
+
+    /// `line` forever (until the reader stops reading).
+    struct Forever(&'static [u8], usize);
+    impl Read for Forever {
+        fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+            let mut n = 0;
+            while n < out.len() {
+                out[n] = self.0[self.1];
+                self.1 = (self.1 + 1) % self.0.len();
+                n += 1;
+            }
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn blank_lines_are_dropped_up_to_the_cap() {
+        let mut input = b" \r\n\n\t\n".repeat(100);
+        input.extend_from_slice(b"{\"type\":\"x\"}\n\n");
+        let got = lines(std::io::Cursor::new(input), 10);
+        assert!(matches!(&got[..], [Line::Text(t), Line::Eof] if t == b"{\"type\":\"x\"}"));
+        // The count starts again after each message.
+        let mut input = Vec::new();
+        for _ in 0..3 {
+            input.extend_from_slice(&b"\n".repeat(MAX_BLANK_LINES as usize));
+            input.extend_from_slice(b"m\n");
+        }
+        let got = lines(std::io::Cursor::new(input), 10);
+        assert_eq!(got.iter().filter(|l| matches!(l, Line::Text(t) if t == b"m")).count(), 3);
+    }
+
+    #[test]
+    fn endless_blank_lines_are_a_fault_at_once() {
+        let got = lines(BufReader::new(Forever(b"\n", 0)), 10);
+        assert!(matches!(got[..], [Line::Blanks(n, bytes)] if n == MAX_BLANK_LINES + 1 && bytes == n), "{}", got.len());
+        let got = lines(BufReader::new(Forever(b"  \r\n", 0)), 10);
+        assert!(matches!(got[..], [Line::Blanks(n, _)] if n == MAX_BLANK_LINES + 1));
+    }
+
+    #[test]
+    fn blank_bytes_count_toward_the_message_limit() {
+        // Long lines of spaces: the byte cap stops them long before the line count would.
+        let mut line = vec![b' '; 4 << 20];
+        line.push(b'\n');
+        let line: &'static [u8] = line.leak();
+        let got = lines(BufReader::new(Forever(line, 0)), 10);
+        assert!(
+            matches!(got[..], [Line::Blanks(n, bytes)] if n <= 17 && bytes > MAX_LINE && bytes <= MAX_LINE + 1 + (4 << 20))
+        );
+        // Endless spaces without a newline: too many bytes before a message.
+        let got = lines(BufReader::new(Forever(b" ", 0)), 10);
+        assert!(matches!(got[..], [Line::TooLong]));
+    }
 }

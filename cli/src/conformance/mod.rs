@@ -175,19 +175,22 @@ pub fn run(args: &ConformanceArgs) -> Result<()> {
     if let Some(path) = &args.junit {
         junit::write(path, &reports, fatal.as_ref().map(ToString::to_string).as_deref(), elapsed)?;
     }
-    print_report(&source, &runner, &reports, &not_sent, &hints, args.verbose, elapsed)?;
-    if let Some(e) = fatal {
-        return Err(e);
-    }
+    // The outcome is settled, and its line printed on stderr, before the report is written, so
+    // a reader that stops early (`-v | head -1`) cannot turn a mismatch into status 0.
     let failed: usize = reports.iter().map(FileReport::failed).sum();
     let ran: usize = reports.iter().map(|f| f.cases.len() - f.skipped()).sum();
-    if failed > 0 {
-        return Err(CliError::finding(format!("{failed} of {ran} cases differ")));
-    }
-    if ran == 0 {
-        return Err(CliError::new(ErrorCode::InvalidArgument, "no case ran: every selected case was skipped"));
-    }
-    Ok(())
+    let outcome = if let Some(e) = fatal {
+        Some(e)
+    } else if failed > 0 {
+        Some(CliError::finding(format!("{failed} of {ran} cases differ")))
+    } else if ran == 0 {
+        Some(CliError::new(ErrorCode::InvalidArgument, "no case ran: every selected case was skipped"))
+    } else {
+        None
+    };
+    let outcome = outcome.map(CliError::print_now);
+    let written = print_report(&source, &runner, &reports, &not_sent, &hints, args.verbose, elapsed);
+    crate::error::settled(outcome, written)
 }
 
 /// The filters of the command line.

@@ -173,6 +173,14 @@ public final class KeyrouteTest {
         Router u64 = Router.builder("guava").params("{\"key_hash\":\"u64be\"}").node("a").node("b").build()) {
       expect("replicas exceed nodes", ReplicasExceedNodesException.class, "replicas_exceed_nodes", () -> r.replicas("k", 4));
       expect("replicas unsupported", ReplicasUnsupportedException.class, "replicas_unsupported", () -> jump.replicas("k", 2));
+      // The count is checked against the nodes before an array is sized from it (this used to
+      // allocate new int[count] first: OutOfMemoryError under this test's 64 MiB heap).
+      expect("replicas: count Integer.MAX_VALUE", ReplicasExceedNodesException.class, "replicas_exceed_nodes",
+          () -> r.replicas("k", Integer.MAX_VALUE));
+      expect("replicas: count 10^8", ReplicasExceedNodesException.class, "replicas_exceed_nodes",
+          () -> r.replicas(new byte[] {1}, 100_000_000));
+      expect("replicas unsupported, count Integer.MAX_VALUE", ReplicasUnsupportedException.class,
+          "replicas_unsupported", () -> jump.replicas("k", Integer.MAX_VALUE));
       expect("replicas: negative count", InvalidParameterException.class, "invalid_parameter", () -> r.replicas("k", -1));
       expect("spread r = 0", InvalidParameterException.class, "invalid_parameter", () -> r.spread("k", 0, 1));
       expect("spread r > nodes", ReplicasExceedNodesException.class, "replicas_exceed_nodes", () -> r.spread("k", 4, 1));

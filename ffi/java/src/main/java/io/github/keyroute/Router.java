@@ -213,13 +213,29 @@ public final class Router implements AutoCloseable {
    * owner), spread over distinct zones first when nodes carry zones.
    *
    * @throws ReplicasUnsupportedException for algorithms with no replica order (jump, modulo, …)
-   * @throws ReplicasExceedNodesException for more replicas than nodes
+   * @throws ReplicasExceedNodesException for more replicas than nodes (checked before an array
+   *     is sized from {@code count})
    */
   public int[] replicas(byte[] key, int count) {
-    int[] nodes = new int[KrNative.count(count, "count")];
+    KrNative.count(count, "count");
+    KrNative.nonNull(key, "key");
+    if (count > nodeCount()) {
+      // Refused by the library as kr_replicas refuses it (no replica order, a bad key, too few
+      // nodes), without a count-sized array: kr_spread checks r against the nodes first.
+      int[] node = new int[1];
+      long p = handle.enter();
+      try {
+        KrNative.check(KrNative.kr_spread(p, key, key.length, count, 0, node));
+      } finally {
+        handle.leave();
+      }
+      throw ErrorCode.REPLICAS_EXCEED_NODES.exception(count + " replicas requested but the router has "
+          + nodeCount() + " nodes");
+    }
+    int[] nodes = new int[count];
     long p = handle.enter();
     try {
-      KrNative.check(KrNative.kr_replicas(p, KrNative.nonNull(key, "key"), key.length, nodes, count));
+      KrNative.check(KrNative.kr_replicas(p, key, key.length, nodes, count));
     } finally {
       handle.leave();
     }
