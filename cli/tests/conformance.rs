@@ -3,7 +3,7 @@
 //! `--exec` over the protocol of `conformance/PROTOCOL.md`, with the fault adapter
 //! (`examples/fault_adapter.rs`, built by `cargo test`): a correct adapter passes, each routing
 //! fault draws its diagnosis hint, each protocol fault (refusal, another version, no hello,
-//! garbage, crash, a short answer, a dirty exit, a hang) stops the run with exit 2.
+//! garbage, crash, a short answer, a dirty exit, a hang) stops the run with error `io`, exit 4.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic, missing_docs)]
 
@@ -298,4 +298,36 @@ fn a_mismatch_keeps_status_1_when_the_reader_of_stdout_stops_early() {
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(1), "{first}{rest}");
     assert!(rest.lines().any(|l| l.starts_with("keyroute: ") && l.ends_with(" cases differ")), "{rest}");
+}
+
+/// `conformance --help` gives the statuses the runner exits with: 4 (not 2) for an adapter that
+/// breaks the protocol, as PROTOCOL.md says (issue 22, finding 9).
+#[test]
+fn help_gives_status_4_for_a_protocol_break() {
+    let out = keyroute(&["conformance", "--help"]);
+    assert_eq!(status(&out), 0);
+    let help: String = text(&out).split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(help.contains("4 on a corpus that cannot be read or an adapter that breaks the protocol"), "{help}");
+    assert!(!help.contains("2 on bad arguments, a corpus"), "{help}");
+}
+
+/// A non-JSON line from the adapter is the adapter's protocol fault: error `io`, exit 4, as every
+/// other row of PROTOCOL.md's misbehaviour table; the table names no other error for it
+/// (it said `invalid_json`, the error of a vector file that is not JSON) (issue 22, finding 9).
+#[test]
+fn a_non_json_line_from_the_adapter_is_error_io_as_protocol_md_says() {
+    let out = exec("garbage", &["--file", "native-ring-3"]);
+    let t = text(&out);
+    assert_eq!(status(&out), 4, "{t}");
+    assert!(t.contains("keyroute: error io (code 23): the adapter `"), "{t}");
+    assert!(t.contains("with something that is not the protocol's answer: \"this is not JSON\""), "{t}");
+    let doc =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../conformance/PROTOCOL.md")).unwrap();
+    let row = doc.lines().find(|l| l.starts_with("| writes a line that is not a JSON object")).expect("the row");
+    assert!(row.contains("(`io`"), "{row}");
+    let section = doc.split("## What the runner does when the adapter misbehaves").nth(1).unwrap();
+    let table = section.split("\n\n").find(|p| p.starts_with("| the adapter")).unwrap();
+    for line in table.lines().skip(2) {
+        assert!(line.contains("`io`"), "every protocol fault is error io (exit 4): {line}");
+    }
 }

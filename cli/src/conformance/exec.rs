@@ -1,7 +1,7 @@
 //! `keyroute conformance --exec CMD`: drives another router (an adapter) over the JSON-lines
 //! protocol of `conformance/PROTOCOL.md` on its stdin and stdout, and compares its answers with
 //! the vectors. The adapter's stderr passes through; a crash, a timeout, or a line that is not a
-//! protocol message stops the run (exit 2) with what happened.
+//! protocol message stops the run (error `io`, exit 4) with what happened.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, Command, ExitStatus, Stdio};

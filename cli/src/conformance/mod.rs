@@ -34,9 +34,10 @@ Examples:
   keyroute conformance conformance/vectors/v1 --preset libmemcached --junit report.xml
   keyroute conformance --exec 'java -cp adapter.jar Adapter' --preset spymemcached
 
-Exit status: 0 when every case matches, 1 on any mismatch, 2 on bad arguments, a corpus that
-cannot be read, or an adapter that breaks the protocol (crash, timeout, a line that is not a
-protocol message). The protocol for --exec is conformance/PROTOCOL.md.")]
+Exit status: 0 when every case matches, 1 on any mismatch, 2 on bad arguments or a filter that
+selects nothing, 3 on a vector file that is not valid, 4 on a corpus that cannot be read or an
+adapter that breaks the protocol (crash, timeout, a line that is not a protocol message: error
+`io`). The protocol for --exec is conformance/PROTOCOL.md.")]
 pub struct ConformanceArgs {
     /// A corpus folder (vector files as in conformance/vectors/v1) instead of the corpus
     /// compiled into keyroute.
