@@ -44,6 +44,9 @@ pub struct BalanceArgs {
 const DEFAULT_POINTS: [u32; 4] = [10, 50, 150, 500];
 
 pub fn run(args: &BalanceArgs) -> Result<()> {
+    if let Some(plot) = &args.plot {
+        crate::output::refuse_overwriting_input("--plot", plot, &[&args.topology])?;
+    }
     let spec = input::spec(&args.topology)?;
     let router = input::build(&spec, args.topology.display())?;
     let report = measure(&spec, &router, args.points.as_deref())?;

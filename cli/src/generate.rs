@@ -67,8 +67,21 @@ pub fn man<C: CommandFactory>(args: &ManArgs) -> Result<()> {
     Ok(())
 }
 
-/// `keyroute.1` and `keyroute-<command>.1` for each command (its subcommands' too).
+/// `keyroute.1` and `keyroute-<command>.1` for each command (its subcommands' too), as
+/// `clap_mangen::generate_to` names them, each written whole or not at all
+/// (`output::write_file`).
 fn write_pages(cmd: clap::Command, dir: &Path) -> Result<()> {
+    fn pages(cmd: clap::Command, dir: &Path) -> Result<()> {
+        for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()).cloned() {
+            pages(sub, dir)?;
+        }
+        let man = clap_mangen::Man::new(cmd);
+        let mut page = Vec::new();
+        man.render(&mut page).map_err(|e| CliError::io("rendering the manual", &e))?;
+        crate::output::write_file(&dir.join(man.get_filename()), &page)
+    }
     std::fs::create_dir_all(dir).map_err(|e| CliError::io(format_args!("cannot create {}", dir.display()), &e))?;
-    clap_mangen::generate_to(cmd, dir).map_err(|e| CliError::io(format_args!("writing into {}", dir.display()), &e))
+    let mut cmd = cmd.disable_help_subcommand(true);
+    cmd.build();
+    pages(cmd, dir)
 }

@@ -20,6 +20,7 @@ mod error;
 mod generate;
 mod input;
 mod load;
+mod output;
 mod plan;
 mod plot;
 mod report;

@@ -23,17 +23,21 @@ const FAIR: RGBColor = RGBColor(214, 39, 40);
 const INK: RGBColor = RGBColor(40, 40, 40);
 const FONT: &str = "sans-serif";
 
-/// Writes the chart for `report` to `path`.
+/// Writes the chart for `report` to `path`, whole or not at all (`output::write_file`).
 pub fn balance_svg(report: &Report, path: &Path) -> Result<()> {
     let nodes = report.ids.len();
     let groups = report.rows.len().max(1);
     let per_node = if nodes <= 12 { groups * 18 + 24 } else { groups * 10 + 10 };
     let width = (180 + nodes * per_node).clamp(900, 3000) as u32;
     let height = 600u32;
-    let root = SVGBackend::new(path, (width, height)).into_drawing_area();
     let failed = |e: &dyn std::fmt::Display| CliError::new(ErrorCode::Io, format!("writing {}: {e}", path.display()));
-    draw(report, &root).map_err(|e| failed(&e))?;
-    root.present().map_err(|e| failed(&e))
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
+        draw(report, &root).map_err(|e| failed(&e))?;
+        root.present().map_err(|e| failed(&e))?;
+    }
+    crate::output::write_file(path, svg.as_bytes())
 }
 
 type DrawResult = std::result::Result<(), Box<dyn std::error::Error>>;
@@ -164,10 +168,14 @@ const LINES: [RGBColor; 4] =
 /// The load chart of `keyroute simulate` without `--to`: per window of `window` requests, the
 /// busiest node's load over its fair share, one line per configuration.
 pub fn load_svg(title: &str, window: u64, series: &[(String, Vec<f64>)], path: &Path) -> Result<()> {
-    let root = SVGBackend::new(path, (1000, 520)).into_drawing_area();
     let failed = |e: &dyn std::fmt::Display| CliError::new(ErrorCode::Io, format!("writing {}: {e}", path.display()));
-    draw_load(title, window, series, &root).map_err(|e| failed(&e))?;
-    root.present().map_err(|e| failed(&e))
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (1000, 520)).into_drawing_area();
+        draw_load(title, window, series, &root).map_err(|e| failed(&e))?;
+        root.present().map_err(|e| failed(&e))?;
+    }
+    crate::output::write_file(path, svg.as_bytes())
 }
 
 fn draw_load(

@@ -123,6 +123,14 @@ struct Sums {
 }
 
 pub fn run(args: &SimulateArgs) -> Result<()> {
+    if let Some(plot) = &args.plot {
+        let inputs: Vec<&std::path::Path> = [Some(&args.topology), args.to.as_ref(), args.trace.as_ref()]
+            .into_iter()
+            .flatten()
+            .map(|p| p.as_path())
+            .collect();
+        crate::output::refuse_overwriting_input("--plot", plot, &inputs)?;
+    }
     let s = args.zipf.unwrap_or(0.0);
     if !(0.0..=100.0).contains(&s) {
         return Err(CliError::usage(

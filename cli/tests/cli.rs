@@ -824,3 +824,95 @@ fn a_finding_keeps_its_status_when_the_reader_of_stdout_stops_early() {
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(out.stderr.is_empty());
 }
+
+/// Runs keyroute with a file-size limit of 2 blocks (1-2 KiB) and SIGXFSZ ignored, so a write
+/// past the limit fails with EFBIG as a full disk would fail it.
+fn with_file_size_limit(args: &[&str]) -> Output {
+    Command::new("sh")
+        .arg("-c")
+        .arg("trap '' XFSZ; ulimit -f 2; exec \"$@\"")
+        .arg("sh")
+        .arg(env!("CARGO_BIN_EXE_keyroute"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn leftovers(dir: &std::path::Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect()
+}
+
+/// `--plot`, `--junit` and `man --dir` write a temporary file and rename it into place: a write
+/// that fails leaves the old file whole and no temporary file (issue 22, finding 8: they wrote
+/// in place and left a truncated file).
+#[test]
+fn a_failed_write_leaves_the_old_file_not_a_truncated_one() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("keyroute-cli-tests").join("atomic");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let plot = dir.join("b.svg");
+    let junit = dir.join("report.xml");
+    std::fs::write(&plot, "old").unwrap();
+    std::fs::write(&junit, "old").unwrap();
+    let runs: [&[&str]; 3] = [
+        &["balance", "-t", FOUR, "--plot", plot.to_str().unwrap()],
+        &["simulate", "-t", THREE, "--keys", "1000", "--zipf", "1.1", "--plot", plot.to_str().unwrap()],
+        &["conformance", "--file", "native-*", "--junit", junit.to_str().unwrap()],
+    ];
+    for args in runs {
+        let out = with_file_size_limit(args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(4), "{args:?}: {err}");
+        assert!(err.contains("error io (code 23)"), "{args:?}: {err}");
+    }
+    assert_eq!(std::fs::read_to_string(&plot).unwrap(), "old");
+    assert_eq!(std::fs::read_to_string(&junit).unwrap(), "old");
+    let man = dir.join("man");
+    std::fs::create_dir_all(&man).unwrap();
+    std::fs::write(man.join("keyroute-route.1"), "old").unwrap();
+    let out = with_file_size_limit(&["man", "--dir", man.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(4), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(std::fs::read_to_string(man.join("keyroute-route.1")).unwrap(), "old");
+    assert_eq!(leftovers(&dir), Vec::<String>::new());
+    assert_eq!(leftovers(&man), Vec::<String>::new());
+    // Without the limit the same writes replace the files whole.
+    ok(&["balance", "-t", FOUR, "--plot", plot.to_str().unwrap()], b"");
+    assert!(std::fs::read_to_string(&plot).unwrap().trim_end().ends_with("</svg>"));
+    assert_eq!(leftovers(&dir), Vec::<String>::new());
+}
+
+/// An output file that is one of the command's inputs, by any name, is refused (usage, status 2)
+/// before any work, and the input stays as it was (issue 22, finding 8:
+/// `balance -t topo.json --plot topo.json` replaced the topology with the chart).
+#[test]
+fn an_output_file_that_is_an_input_is_refused() {
+    let topo = scratch("own-plot.json", &std::fs::read_to_string(FOUR).unwrap());
+    let before = std::fs::read(&topo).unwrap();
+    let other_name = topo.parent().unwrap().join(".").join("own-plot.json");
+    let err = fails_usage(
+        &["balance", "-t", topo.to_str().unwrap(), "--plot", other_name.to_str().unwrap()],
+        b"",
+        "error invalid_argument (code 26)",
+    );
+    assert!(err.contains("refusing to overwrite it"), "{err}");
+    fails_usage(
+        &["simulate", "-t", THREE, "--to", topo.to_str().unwrap(), "--plot", topo.to_str().unwrap()],
+        b"",
+        "error invalid_argument (code 26)",
+    );
+    assert_eq!(std::fs::read(&topo).unwrap(), before);
+    let vectors = concat!(env!("CARGO_MANIFEST_DIR"), "/../conformance/vectors/v1");
+    let first = std::fs::read_dir(vectors)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .min()
+        .unwrap();
+    let before = std::fs::read(&first).unwrap();
+    fails_usage(&["conformance", vectors, "--junit", first.to_str().unwrap()], b"", "error invalid_argument (code 26)");
+    assert_eq!(std::fs::read(&first).unwrap(), before);
+}

@@ -9,12 +9,11 @@ use std::path::Path;
 use std::time::Duration;
 
 use super::{CaseResult, FileReport};
-use crate::error::{CliError, Result};
+use crate::error::Result;
 
-/// Writes the report to `path`.
+/// Writes the report to `path`, whole or not at all (`output::write_file`).
 pub fn write(path: &Path, reports: &[FileReport], fatal: Option<&str>, elapsed: Duration) -> Result<()> {
-    std::fs::write(path, render(reports, fatal, elapsed))
-        .map_err(|e| CliError::io(format_args!("writing {}", path.display()), &e))
+    crate::output::write_file(path, render(reports, fatal, elapsed).as_bytes())
 }
 
 /// The report's XML text.

@@ -153,6 +153,12 @@ pub fn run(args: &ConformanceArgs) -> Result<()> {
         return Err(CliError::new(ErrorCode::InvalidArgument, "--timeout must be a positive number of seconds"));
     }
     let filter = Filter::new(args)?;
+    if let (Some(junit), Some(dir)) = (&args.junit, &args.vectors_dir) {
+        // A listing that fails is reported by `load`.
+        let inputs = corpus::vector_files(dir).unwrap_or_default();
+        let inputs: Vec<&std::path::Path> = inputs.iter().map(|p| p.as_path()).collect();
+        crate::output::refuse_overwriting_input("--junit", junit, &inputs)?;
+    }
     let (source, files) = load(args.vectors_dir.as_ref())?;
     let selected = select(files, &filter)?;
     let started = Instant::now();
