@@ -11,7 +11,8 @@ use crate::{Error, ErrorCode, Result};
 pub const MAX_SHARDS: usize = 256;
 
 /// Sketch counters a row unless a surface is given another width (with the other defaults,
-/// about 190 KB in all).
+/// about 190 KB in all, plus at most `MAX_CANDIDATE_KEY_BYTES` (1 KiB) of each candidate's key:
+/// under 1.3 MB whatever the keys).
 pub const DEFAULT_WIDTH: usize = 16_384;
 
 /// Candidate keys unless a surface is given another capacity.
@@ -99,17 +100,29 @@ impl SharedHotKeys {
         total > 0 && f64::from(self.heat(key)) >= share * total as f64
     }
 
-    /// The `k` most counted keys over every shard, most counted first (ties by key).
-    #[must_use]
-    pub fn top(&self, k: usize) -> Vec<(Vec<u8>, u32)> {
+    /// The `k` most counted keys over every shard, most counted first (ties by key). A key
+    /// longer than [`keyroute::hotkeys::MAX_CANDIDATE_KEY_BYTES`] is given as its first
+    /// `MAX_CANDIDATE_KEY_BYTES` bytes (candidates store no more).
+    ///
+    /// # Errors
+    /// `out_of_memory` when the list cannot be allocated (every allocation is fallible).
+    pub fn top(&self, k: usize) -> Result<Vec<(Vec<u8>, u32)>> {
+        let oom = || Error::from(keyroute::Error::OutOfMemory);
         let mut all: Vec<(Vec<u8>, u32)> = Vec::new();
         for shard in self.shards.iter() {
             let shard = shard.lock().unwrap_or_else(PoisonError::into_inner);
-            all.extend(shard.top(k).into_iter().map(|(key, count)| (key.to_vec(), count)));
+            let top = shard.top(k)?;
+            all.try_reserve(top.len()).map_err(|_| oom())?;
+            for (key, count) in top {
+                let mut copy = Vec::new();
+                copy.try_reserve_exact(key.len()).map_err(|_| oom())?;
+                copy.extend_from_slice(key);
+                all.push((copy, count));
+            }
         }
         all.sort_unstable_by(|x, y| y.1.cmp(&x.1).then_with(|| x.0.cmp(&y.0)));
         all.truncate(k);
-        all
+        Ok(all)
     }
 
     /// Halves every count in every shard.
@@ -149,7 +162,7 @@ mod tests {
             }
         });
         assert_eq!(hot.total(), 80_000);
-        assert_eq!(hot.top(1), [(b"hot".to_vec(), 20_000)]);
+        assert_eq!(hot.top(1).unwrap(), [(b"hot".to_vec(), 20_000)]);
         assert!(hot.is_hot(b"hot", 20_000) && hot.is_hot_share(b"hot", 0.25));
         hot.decay();
         assert_eq!(hot.heat(b"hot"), 10_000);

@@ -9,7 +9,12 @@
 //!   estimate, the smaller of its two counters, is never below its true count and is above it
 //!   only by what colliding keys added; [`HotKeys::heat`] reads it in O(1).
 //! - **candidates**: up to `capacity` keys with their estimates, the ones [`HotKeys::top`]
-//!   reports. A key enters when its estimate reaches the admission bar; when the table is full,
+//!   reports. A candidate stores its key's hash, its length and at most
+//!   [`MAX_CANDIDATE_KEY_BYTES`] of its bytes: a longer key is told apart by hash, length and
+//!   prefix, and [`HotKeys::top`] reports its first [`MAX_CANDIDATE_KEY_BYTES`] bytes (a reported
+//!   key of exactly that length may be cut: [`HotKeys::top_with_lengths`] gives the full
+//!   length). So the candidates hold at most `capacity × (MAX_CANDIDATE_KEY_BYTES + about 40)`
+//!   bytes whatever the keys' sizes. A key enters when its estimate reaches the admission bar; when the table is full,
 //!   the less counted half is dropped and the bar rises to what was dropped, so that only keys
 //!   counted more than those may enter (each drop costs O(capacity) once per `capacity / 2`
 //!   admissions: O(1) per observation, amortised).
@@ -34,12 +39,28 @@ pub const MAX_WIDTH: usize = 1 << 24;
 /// Most candidate keys.
 pub const MAX_CANDIDATES: usize = 1 << 20;
 
-/// A candidate key and its estimate.
+/// Most bytes of a key a candidate stores (1 KiB); a longer key is stored as its first
+/// `MAX_CANDIDATE_KEY_BYTES` bytes, its length and its hash, and reported cut to them.
+pub const MAX_CANDIDATE_KEY_BYTES: usize = 1 << 10;
+
+/// A candidate key (its first [`MAX_CANDIDATE_KEY_BYTES`] bytes at most) and its estimate.
 #[derive(Debug, Clone)]
 struct Candidate {
     hash: u64,
+    /// The whole key's length.
+    len: usize,
+    /// The key, or its first [`MAX_CANDIDATE_KEY_BYTES`] bytes when it is longer.
     key: Box<[u8]>,
     count: u32,
+}
+
+impl Candidate {
+    /// Whether this candidate is `key` (of hash `h`): the whole key when it is stored whole,
+    /// else its hash, length and stored prefix (64-bit hash collisions between long keys of one
+    /// length and prefix are merged).
+    fn is(&self, h: u64, key: &[u8]) -> bool {
+        self.hash == h && self.len == key.len() && key.starts_with(&self.key)
+    }
 }
 
 /// A bounded-memory heavy-hitter detector with decay: see the [module documentation](self).
@@ -59,7 +80,8 @@ pub struct HotKeys {
 impl HotKeys {
     /// A detector with sketch rows of `width` counters (rounded up to a power of two, at least
     /// 16) and room for `capacity` candidate keys. Memory: `8 × width` bytes for the sketch,
-    /// plus the candidates (their keys and about 32 bytes each).
+    /// plus the candidates (about 40 bytes each and at most [`MAX_CANDIDATE_KEY_BYTES`] of each
+    /// key's bytes).
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] for a width above [`MAX_WIDTH`] or a capacity of 0 or above
@@ -108,7 +130,7 @@ impl HotKeys {
     }
 
     fn admit(&mut self, h: u64, key: &[u8], estimate: u32) -> Result<()> {
-        if let Some(c) = self.candidates.find_mut(h, |c| c.hash == h && *c.key == *key) {
+        if let Some(c) = self.candidates.find_mut(h, |c| c.is(h, key)) {
             c.count = estimate;
             return Ok(());
         }
@@ -118,10 +140,11 @@ impl HotKeys {
                 return Ok(());
             }
         }
+        let kept = key.get(..MAX_CANDIDATE_KEY_BYTES).unwrap_or(key);
         let mut stored = Vec::new();
-        stored.try_reserve_exact(key.len()).map_err(|_| Error::OutOfMemory)?;
-        stored.extend_from_slice(key);
-        let candidate = Candidate { hash: h, key: stored.into_boxed_slice(), count: estimate };
+        stored.try_reserve_exact(kept.len()).map_err(|_| Error::OutOfMemory)?;
+        stored.extend_from_slice(kept);
+        let candidate = Candidate { hash: h, len: key.len(), key: stored.into_boxed_slice(), count: estimate };
         self.candidates.insert_unique(h, candidate, |c| c.hash);
         Ok(())
     }
@@ -175,15 +198,36 @@ impl HotKeys {
     }
 
     /// The `k` most counted candidates, most counted first (ties by key), with their estimates.
-    #[must_use]
-    pub fn top(&self, k: usize) -> Vec<(&[u8], u32)> {
-        let mut all: Vec<(&[u8], u32)> = self.candidates.iter().map(|c| (&*c.key, c.count)).collect();
-        all.sort_unstable_by(|x, y| y.1.cmp(&x.1).then_with(|| x.0.cmp(y.0)));
-        all.truncate(k);
-        all
+    /// A key longer than [`MAX_CANDIDATE_KEY_BYTES`] is given as its first
+    /// [`MAX_CANDIDATE_KEY_BYTES`] bytes ([`HotKeys::top_with_lengths`] tells it apart).
+    ///
+    /// # Errors
+    /// [`Error::OutOfMemory`] when the list (one entry per candidate, before the cut to `k`)
+    /// cannot be allocated.
+    pub fn top(&self, k: usize) -> Result<Vec<(&[u8], u32)>> {
+        let top = self.top_with_lengths(k)?;
+        let mut out = Vec::new();
+        out.try_reserve_exact(top.len()).map_err(|_| Error::OutOfMemory)?;
+        out.extend(top.into_iter().map(|(key, _, count)| (key, count)));
+        Ok(out)
     }
 
-    /// Bytes held: the sketch, the candidate table and the candidates' keys.
+    /// As [`HotKeys::top`], with each key's full length: a key is cut (the stored bytes are its
+    /// first [`MAX_CANDIDATE_KEY_BYTES`]) when its length is above the bytes given.
+    ///
+    /// # Errors
+    /// [`Error::OutOfMemory`] when the list cannot be allocated.
+    pub fn top_with_lengths(&self, k: usize) -> Result<Vec<(&[u8], usize, u32)>> {
+        let mut all: Vec<(&[u8], usize, u32)> = Vec::new();
+        all.try_reserve_exact(self.candidates.len()).map_err(|_| Error::OutOfMemory)?;
+        all.extend(self.candidates.iter().map(|c| (&*c.key, c.len, c.count)));
+        all.sort_unstable_by(|x, y| y.2.cmp(&x.2).then_with(|| x.0.cmp(y.0)).then_with(|| x.1.cmp(&y.1)));
+        all.truncate(k);
+        Ok(all)
+    }
+
+    /// Bytes held: the sketch, the candidate table and the candidates' stored key bytes (at
+    /// most [`MAX_CANDIDATE_KEY_BYTES`] each).
     #[must_use]
     pub fn memory_bytes(&self) -> usize {
         let keys: usize = self.candidates.iter().map(|c| c.key.len()).sum();
@@ -226,7 +270,7 @@ mod tests {
             let cold = i.to_le_bytes();
             hot.observe(if i % 2 == 0 { b"hot".as_slice() } else { &cold }).unwrap();
         }
-        let top = hot.top(1);
+        let top = hot.top(1).unwrap();
         assert_eq!(top, [(b"hot".as_slice(), 5000)]);
         assert!(hot.is_hot(b"hot", 5000) && hot.is_hot_share(b"hot", 0.5) && !hot.is_hot_share(b"hot", 0.51));
         hot.decay();
@@ -234,6 +278,6 @@ mod tests {
         for _ in 0..20 {
             hot.decay();
         }
-        assert!(hot.top(8).is_empty() && hot.heat(b"hot") == 0);
+        assert!(hot.top(8).unwrap().is_empty() && hot.heat(b"hot") == 0);
     }
 }

@@ -69,7 +69,7 @@ fn the_top_100_is_found_in_a_small_fraction_of_a_per_key_map() {
             for &k in &trace {
                 hot.observe(&k.to_le_bytes()).unwrap();
             }
-            let found = hot.top(100);
+            let found = hot.top(100).unwrap();
             let hits = found.iter().filter(|(k, _)| truth.contains(*k)).count();
             for (k, estimate) in &found {
                 let key: [u8; 4] = (*k).try_into().unwrap();
@@ -130,9 +130,37 @@ fn the_detector_against_a_10000_entry_counter_map() {
         for &k in &trace {
             hot.observe(&k.to_le_bytes()).unwrap();
         }
-        let detector_hits = hot.top(100).iter().filter(|(k, _)| truth.contains(*k)).count();
+        let detector_hits = hot.top(100).unwrap().iter().filter(|(k, _)| truth.contains(*k)).count();
         println!("zipf({s}): detector top-100 recall {detector_hits}%, {} KB", hot.memory_bytes() / 1024);
         assert!(detector_hits >= 95, "zipf({s}): detector {detector_hits}%");
         assert!(hot.memory_bytes() < bytes, "the detector holds less than the counter map");
     }
+}
+
+/// Candidates store at most `MAX_CANDIDATE_KEY_BYTES` of a key: 100 distinct 8 MiB keys (alike
+/// but for their last bytes, so only the hash tells them apart) hold about 100 KiB of key bytes,
+/// not 800 MiB, and `top` reports each cut to its prefix with its full length (issue 22,
+/// finding 3: 59 distinct 64 MiB keys held 3.8 GB).
+#[test]
+fn long_keys_are_stored_as_a_bounded_prefix() {
+    use keyroute::hotkeys::MAX_CANDIDATE_KEY_BYTES;
+    const LEN: usize = 8 << 20;
+    let mut hot = HotKeys::new(1024, 256).unwrap();
+    let empty = hot.memory_bytes();
+    let mut key = vec![b'k'; LEN];
+    for i in 0..100u64 {
+        key[LEN - 8..].copy_from_slice(&i.to_le_bytes());
+        hot.observe(&key).unwrap();
+    }
+    key[LEN - 8..].copy_from_slice(&7u64.to_le_bytes());
+    assert_eq!(hot.observe(&key).unwrap(), 2, "the same long key counts on its candidate");
+    let held = hot.memory_bytes() - empty;
+    assert!(held <= 100 * MAX_CANDIDATE_KEY_BYTES, "{held} bytes for 100 candidates");
+    let top = hot.top_with_lengths(1000).unwrap();
+    assert_eq!(top.len(), 100, "100 distinct candidates");
+    assert_eq!(top[0].2, 2);
+    assert!(top.iter().all(|&(k, len, _)| k.len() == MAX_CANDIDATE_KEY_BYTES && len == LEN && k == &key[..k.len()]));
+    let short = hot.top(3).unwrap();
+    assert_eq!(short.len(), 3);
+    assert!(short.iter().all(|(k, _)| k.len() == MAX_CANDIDATE_KEY_BYTES));
 }

@@ -112,9 +112,11 @@ pub unsafe extern "C" fn kr_hotkeys_heat(
 
 /// Calls `each` for the `k` most counted keys, most counted first (ties by key bytes), with
 /// `context`; `*count` (may be NULL) receives how many it called `each` for. The keys are
-/// copied out under the detector's locks first, so `each` may call the detector.
+/// copied out under the detector's locks first, so `each` may call the detector. A key longer
+/// than 1 KiB is given as its first 1,024 bytes (a candidate stores no more of it).
 ///
-/// Errors: `KR_NULL_POINTER` (`hotkeys` or `each`).
+/// Errors: `KR_NULL_POINTER` (`hotkeys` or `each`); `KR_OUT_OF_MEMORY` when the copies cannot
+/// be allocated.
 ///
 /// # Safety
 /// `hotkeys` must be NULL or a live hot-key handle; `each` must be safe to call with
@@ -131,7 +133,7 @@ pub unsafe extern "C" fn kr_hotkeys_top(
         // SAFETY: `hotkeys` is NULL or a live hot-key handle, as this function's `# Safety` requires.
         let h = unsafe { handle(hotkeys) }?;
         let each = each.ok_or_else(|| crate::boundary::null("each"))?;
-        let top = h.top(k);
+        let top = h.top(k)?;
         for (key, estimate) in &top {
             // SAFETY: `each` is callable with `context`, as this function's `# Safety` requires;
             // `key` lives until the call returns.

@@ -167,11 +167,18 @@ impl NativeHotKeys {
         with_key(&env, &key, |k| self.inner.is_hot_share(k, share))
     }
 
-    /// The `k` most counted keys, most counted first: `[keys, counts]`.
+    /// The `k` most counted keys, most counted first: `[keys, counts]`; a key longer than 1 KiB
+    /// is given as its first 1,024 bytes.
     #[napi(catch_unwind)]
     pub fn top(&self, env: Env, k: Unknown<'_>) -> Result<(Vec<Uint8Array>, Vec<u32>)> {
         let k = count(&env, &k, "k")?;
-        let (keys, counts) = self.inner.top(k).into_iter().map(|(key, n)| (Uint8Array::new(key), n)).unzip();
+        let (keys, counts) = self
+            .inner
+            .top(k)
+            .map_err(|e| throw(&env, &e))?
+            .into_iter()
+            .map(|(key, n)| (Uint8Array::new(key), n))
+            .unzip();
         Ok((keys, counts))
     }
 

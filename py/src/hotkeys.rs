@@ -49,10 +49,13 @@ impl PyHotKeys {
         Ok(self.inner.is_hot_share(&keys::key_bytes(key)?, share))
     }
 
-    /// The `k` most counted keys, most counted first, as `(key bytes, estimate)`.
+    /// The `k` most counted keys, most counted first, as `(key bytes, estimate)`; a key longer
+    /// than 1 KiB is given as its first 1,024 bytes (`MemoryError` when the list cannot be
+    /// allocated).
     #[pyo3(signature = (k, /))]
-    fn top<'py>(&self, py: Python<'py>, k: usize) -> Vec<(Bound<'py, PyBytes>, u32)> {
-        self.inner.top(k).into_iter().map(|(key, count)| (PyBytes::new(py, &key), count)).collect()
+    fn top<'py>(&self, py: Python<'py>, k: usize) -> PyResult<Vec<(Bound<'py, PyBytes>, u32)>> {
+        let top = self.inner.top(k).map_err(|e| errors::to_py(py, &e))?;
+        Ok(top.into_iter().map(|(key, count)| (PyBytes::new(py, &key), count)).collect())
     }
 
     /// Halves every count.

@@ -655,11 +655,12 @@ impl NativeHotKeys {
         with_key(&key, |k| self.inner.is_hot_share(k, share))
     }
 
-    /// The `k` most counted keys, most counted first: `[keys, counts]`.
+    /// The `k` most counted keys, most counted first: `[keys, counts]`; a key longer than 1 KiB
+    /// is given as its first 1,024 bytes.
     pub fn top(&self, k: JsValue) -> JsResult<Array> {
         let k = count(&k, "k")?;
         let (keys, counts): (Array, Vec<u32>) = {
-            let top = self.inner.top(k);
+            let top = self.inner.top(k).map_err(|e| js_error(&e))?;
             let keys: Array = top.iter().map(|(key, _)| JsValue::from(Uint8Array::from(key.as_slice()))).collect();
             (keys, top.iter().map(|&(_, n)| n).collect())
         };
