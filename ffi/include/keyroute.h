@@ -781,9 +781,11 @@ kr_status kr_hotkeys_heat(const kr_hotkeys *hotkeys,
 /**
  * Calls `each` for the `k` most counted keys, most counted first (ties by key bytes), with
  * `context`; `*count` (may be NULL) receives how many it called `each` for. The keys are
- * copied out under the detector's locks first, so `each` may call the detector.
+ * copied out under the detector's locks first, so `each` may call the detector. A key longer
+ * than 1 KiB is given as its first 1,024 bytes (a candidate stores no more of it).
  *
- * Errors: `KR_NULL_POINTER` (`hotkeys` or `each`).
+ * Errors: `KR_NULL_POINTER` (`hotkeys` or `each`); `KR_OUT_OF_MEMORY` when the copies cannot
+ * be allocated.
  *
  * # Safety
  * `hotkeys` must be NULL or a live hot-key handle; `each` must be safe to call with
