@@ -47,8 +47,9 @@ pub const MAX_CANDIDATE_KEY_BYTES: usize = 1 << 10;
 #[derive(Debug, Clone)]
 struct Candidate {
     hash: u64,
-    /// The whole key's length.
-    len: usize,
+    /// The whole key's length (saturated at `u32::MAX`, which keeps a candidate 32 bytes: the
+    /// detector's memory is counted per candidate slot).
+    len: u32,
     /// The key, or its first [`MAX_CANDIDATE_KEY_BYTES`] bytes when it is longer.
     key: Box<[u8]>,
     count: u32,
@@ -59,8 +60,13 @@ impl Candidate {
     /// else its hash, length and stored prefix (64-bit hash collisions between long keys of one
     /// length and prefix are merged).
     fn is(&self, h: u64, key: &[u8]) -> bool {
-        self.hash == h && self.len == key.len() && key.starts_with(&self.key)
+        self.hash == h && self.len == saturated_len(key) && key.starts_with(&self.key)
     }
+}
+
+/// A key's length as a candidate records it.
+fn saturated_len(key: &[u8]) -> u32 {
+    u32::try_from(key.len()).unwrap_or(u32::MAX)
 }
 
 /// A bounded-memory heavy-hitter detector with decay: see the [module documentation](self).
@@ -144,7 +150,7 @@ impl HotKeys {
         let mut stored = Vec::new();
         stored.try_reserve_exact(kept.len()).map_err(|_| Error::OutOfMemory)?;
         stored.extend_from_slice(kept);
-        let candidate = Candidate { hash: h, len: key.len(), key: stored.into_boxed_slice(), count: estimate };
+        let candidate = Candidate { hash: h, len: saturated_len(key), key: stored.into_boxed_slice(), count: estimate };
         self.candidates.insert_unique(h, candidate, |c| c.hash);
         Ok(())
     }
@@ -212,7 +218,7 @@ impl HotKeys {
         Ok(out)
     }
 
-    /// As [`HotKeys::top`], with each key's full length: a key is cut (the stored bytes are its
+    /// As [`HotKeys::top`], with each key's full length (at most `u32::MAX`): a key is cut (the stored bytes are its
     /// first [`MAX_CANDIDATE_KEY_BYTES`]) when its length is above the bytes given.
     ///
     /// # Errors
@@ -220,7 +226,7 @@ impl HotKeys {
     pub fn top_with_lengths(&self, k: usize) -> Result<Vec<(&[u8], usize, u32)>> {
         let mut all: Vec<(&[u8], usize, u32)> = Vec::new();
         all.try_reserve_exact(self.candidates.len()).map_err(|_| Error::OutOfMemory)?;
-        all.extend(self.candidates.iter().map(|c| (&*c.key, c.len, c.count)));
+        all.extend(self.candidates.iter().map(|c| (&*c.key, c.len as usize, c.count)));
         all.sort_unstable_by(|x, y| y.2.cmp(&x.2).then_with(|| x.0.cmp(y.0)).then_with(|| x.1.cmp(&y.1)));
         all.truncate(k);
         Ok(all)
