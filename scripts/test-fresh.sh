@@ -56,7 +56,7 @@ makefile = open("Makefile").read()
 phases = re.search(r"^test: (.*?) ##", makefile, re.M).group(1).split()
 starts = []
 for line in open(log, errors="replace"):
-    stamp, _, rest = line.partition(" ")
+    stamp, _, rest = line.lstrip().partition(" ")
     m = re.match(r"\s*Makefile:\d+: (?:update )?target '([\w-]+)'", rest)
     if m and m.group(1) in phases and m.group(1) not in [p for p, _ in starts]:
         starts.append((m.group(1), int(stamp)))
