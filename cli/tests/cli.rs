@@ -16,14 +16,19 @@ const THREE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/topologies/3-nodes.jso
 const FOUR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/topologies/4-nodes.json");
 const FIVE_TOML: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/topologies/5-nodes.toml");
 
-fn keyroute(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_keyroute"))
+/// Starts keyroute with `args`, its stdin, stdout and stderr piped.
+fn spawn(args: &[&str]) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_keyroute"))
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .unwrap();
+        .unwrap()
+}
+
+fn keyroute(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = spawn(args);
     let mut input = child.stdin.take().unwrap();
     let data = stdin.to_vec();
     let writer = std::thread::spawn(move || {
@@ -716,13 +721,7 @@ fn completions_and_man_pages() {
 /// stops when the command stops reading; returns the output and how long it took.
 fn with_one_long_line(args: &[&str], fill: u8, len: usize) -> (Output, std::time::Duration) {
     let start = std::time::Instant::now();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_keyroute"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = spawn(args);
     let mut input = child.stdin.take().unwrap();
     let writer = std::thread::spawn(move || {
         let block = vec![fill; 1 << 16];
@@ -797,13 +796,8 @@ fn a_finding_keeps_its_status_when_the_reader_of_stdout_stops_early() {
         format!("{{\"algorithm\":\"ring\",\"nodes\":[{}]}}", ids.join(","))
     };
     let (a, b) = (scratch("head-a.json", &nodes("a")), scratch("head-b.json", &nodes("b")));
-    let mut child = Command::new(env!("CARGO_BIN_EXE_keyroute"))
-        .args(["plan", a.to_str().unwrap(), b.to_str().unwrap(), "--max-moved", "0.1", "--arcs"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = spawn(&["plan", a.to_str().unwrap(), b.to_str().unwrap(), "--max-moved", "0.1", "--arcs"]);
+    drop(child.stdin.take());
     let mut first = String::new();
     BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
     assert!(first.starts_with("plan  from ring"), "{first}");
@@ -813,12 +807,8 @@ fn a_finding_keeps_its_status_when_the_reader_of_stdout_stops_early() {
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert_eq!(err, "keyroute: finding: the change moves 100.00% of keys, more than --max-moved 10.00% allows\n");
     // Without a finding, a reader that stops early is still not an error.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_keyroute"))
-        .args(["plan", a.to_str().unwrap(), b.to_str().unwrap(), "--arcs"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = spawn(&["plan", a.to_str().unwrap(), b.to_str().unwrap(), "--arcs"]);
+    drop(child.stdin.take());
     BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
