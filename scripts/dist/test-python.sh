@@ -84,6 +84,7 @@ done
 
 # The wheel's metadata, as an index shows it.
 "${pythons[1]}" - "$wheel" "$VERSION" <<'EOF'
+import re
 import sys
 import zipfile
 from email.parser import Parser
@@ -99,8 +100,8 @@ assert {"Homepage", "Source", "Documentation", "Changelog", "Issues"} <= set(url
 classifiers = meta.get_all("Classifier")
 assert "Programming Language :: Python :: 3.10" in classifiers and "Typing :: Typed" in classifiers, classifiers
 body = meta.get_payload()
-first_install = next(line for line in body.splitlines() if "pip install" in line)
-assert first_install.strip() == "pip install keyroute", f"the README's first install line: {first_install!r}"
+first_install = next(line for line in body.splitlines() if line.startswith("$ pip install"))
+assert re.fullmatch(r"\$ pip install -q \./keyroute-[0-9.]+-cp310-abi3-\S+\.whl", first_install), f"the README's first install line: {first_install!r}"
 print(f"test-python: wheel metadata: {len(classifiers)} classifiers, {len(urls)} project URLs, licence files, README")
 EOF
 
