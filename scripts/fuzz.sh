@@ -157,7 +157,7 @@ fuzz_one() {
   echo "fuzz.sh: $t: ${execs:-?} executions, ${rate:-?}/s, $crashes crash(es)"
   if [ "$rc" -ne 0 ] || [ "$crashes" != 0 ]; then
     echo "fuzz.sh: $t: FAILED (exit $rc); the end of its log:"
-    grep -E 'panicked at|ERROR: |SUMMARY|Failing input|Test unit written|^error' "$log" | head -n 20 || true
+    grep -m 20 -E 'panicked at|ERROR: |SUMMARY|Failing input|Test unit written|^error' "$log" || true
     tail -n 15 "$log"
     return 1
   fi
