@@ -136,6 +136,45 @@ enum kr_status_code {
 
 
 /**
+ * The index of a node a side lacks, in a `kr_node_change` (`UINT32_MAX`).
+ */
+#define KR_NO_NODE 4294967295
+
+/**
+ * How analysis figures were obtained (`keyroute::analysis::Method`; the names every surface
+ * reports are `exact`, `slot_share`, `expected` and `sampled`).
+ */
+enum kr_analysis_method
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * Measured on the key-hash space itself: exact for uniformly hashed keys.
+   */
+  KR_ANALYSIS_METHOD_EXACT = 0,
+  /**
+   * Exact per slot: each slot counts equally (keys spread evenly over slots).
+   */
+  KR_ANALYSIS_METHOD_SLOT_SHARE = 1,
+  /**
+   * The algorithm's expected figure for uniformly hashed keys, in closed form.
+   */
+  KR_ANALYSIS_METHOD_EXPECTED = 2,
+  /**
+   * Estimated from sample keys (how many: the summary's `sample_keys`).
+   */
+  KR_ANALYSIS_METHOD_SAMPLED = 3,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum kr_analysis_method kr_analysis_method;
+#else
+typedef uint32_t kr_analysis_method;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * Consistent hashing with bounded loads over a router (opaque): live per-node request counts,
  * a key placed on the first node of its replica order with room.
  *
@@ -152,6 +191,15 @@ typedef struct kr_bounded kr_bounded;
  * adding a node and building again gives the next topology.
  */
 typedef struct kr_builder kr_builder;
+
+/**
+ * What changing from one router to another moves (opaque, immutable): the figures of
+ * `keyroute plan`.
+ *
+ * Created by `kr_diff_new`, released with `kr_diff_free`. Any number of threads may read one
+ * handle at the same time.
+ */
+typedef struct kr_diff kr_diff;
 
 /**
  * A hot-key detector (opaque): a count sketch and a bounded table of candidate keys, sharded
@@ -181,6 +229,16 @@ typedef struct kr_router kr_router;
 typedef struct kr_shared_router kr_shared_router;
 
 /**
+ * A gradual change from one router to another at some progress (opaque): keys cut over from
+ * their owner in view A to their owner in view B in a fixed order as progress grows.
+ *
+ * Created by `kr_transition_new`, released with `kr_transition_free`. Any number of threads may
+ * use one handle at the same time, also while one of them moves its progress with
+ * `kr_transition_set_progress`.
+ */
+typedef struct kr_transition kr_transition;
+
+/**
  * A status: `KR_OK` (0) or a code from the error table (`enum kr_status_code`).
  */
 typedef uint32_t kr_status;
@@ -198,6 +256,158 @@ typedef struct {
    */
   size_t len;
 } kr_key;
+
+/**
+ * Where a key routes during a transition (`kr_transition_route_with_fallback`).
+ */
+typedef struct {
+  /**
+   * The node that owns the key now (a transition node index).
+   */
+  uint32_t owner;
+  /**
+   * The node that owned it before when `has_previous`; otherwise `owner`.
+   */
+  uint32_t previous;
+  /**
+   * Whether the key has cut over to a different node: read from `previous` on a miss.
+   */
+  bool has_previous;
+} kr_placement;
+
+/**
+ * The balance of one router's ownership and how it was obtained (`kr_ownership`).
+ */
+typedef struct {
+  /**
+   * How the shares were obtained.
+   */
+  kr_analysis_method method;
+  /**
+   * The sample keys routed when `method` is `KR_ANALYSIS_METHOD_SAMPLED`; else 0.
+   */
+  uint32_t sample_keys;
+  /**
+   * Coefficient of variation of `share / fair share` over nodes with weight.
+   */
+  double cv;
+  /**
+   * Largest `share / fair share`.
+   */
+  double max_over_mean;
+  /**
+   * Smallest `share / fair share`.
+   */
+  double min_over_mean;
+} kr_ownership_summary;
+
+/**
+ * The figures of a diff (`kr_diff_summary`).
+ */
+typedef struct {
+  /**
+   * Share of keys whose owner (by id) changes.
+   */
+  double moved;
+  /**
+   * The least any router could move for this change of nodes and weights.
+   */
+  double ideal_moved;
+  /**
+   * How the figures were obtained.
+   */
+  kr_analysis_method method;
+  /**
+   * The sample keys routed when `method` is `KR_ANALYSIS_METHOD_SAMPLED`; else 0.
+   */
+  uint32_t sample_keys;
+  /**
+   * How many flows `kr_diff_flows` gives.
+   */
+  size_t flow_count;
+  /**
+   * How many nodes `kr_diff_nodes` gives (both sides' nodes, by id).
+   */
+  size_t node_count;
+  /**
+   * How many moved pieces of the hash space `kr_diff_moved_arcs` gives.
+   */
+  size_t moved_arc_count;
+} kr_diff_summary;
+
+/**
+ * A share of all keys that goes from a node of A to a node of B (`kr_diff_flows`).
+ */
+typedef struct {
+  /**
+   * Share of all keys.
+   */
+  double share;
+  /**
+   * The node's index in A.
+   */
+  uint32_t from_index;
+  /**
+   * The node's index in B.
+   */
+  uint32_t to_index;
+  /**
+   * Whether the two are different nodes (by id): false for the keys that stay.
+   */
+  bool moved;
+} kr_flow;
+
+/**
+ * One node's change in a diff (`kr_diff_nodes`), as the table of `keyroute plan`.
+ */
+typedef struct {
+  /**
+   * The node's index in A, or `KR_NO_NODE` when A lacks it.
+   */
+  uint32_t from_index;
+  /**
+   * The node's index in B, or `KR_NO_NODE` when B lacks it.
+   */
+  uint32_t to_index;
+  /**
+   * Its share of keys in A.
+   */
+  double before;
+  /**
+   * Its share of keys in B.
+   */
+  double after;
+  /**
+   * The share of keys it takes over from other nodes.
+   */
+  double gained;
+  /**
+   * The share of keys other nodes take over from it.
+   */
+  double lost;
+} kr_node_change;
+
+/**
+ * A moved piece of the key-hash space (`kr_diff_moved_arcs`).
+ */
+typedef struct {
+  /**
+   * First hash of the piece.
+   */
+  uint64_t start;
+  /**
+   * Last hash of the piece (inclusive).
+   */
+  uint64_t end;
+  /**
+   * Its owner's index in A.
+   */
+  uint32_t from_index;
+  /**
+   * Its owner's index in B.
+   */
+  uint32_t to_index;
+} kr_moved_arc;
 
 /**
  * Called by `kr_hotkeys_top` once per key, most counted first: `key` (`key_len` bytes, valid
@@ -498,6 +708,52 @@ kr_status kr_router_version(const kr_router *router, uint64_t *version);
 kr_status kr_router_canonical_json(const kr_router *router, const char **json, size_t *json_len);
 
 /**
+ * The 64-bit number this router routes `key` on: `*hash` receives it (XXH3-64 for the native
+ * ring, jump, Maglev and modulo; the peer's key hash for ring presets, 32-bit values; the key
+ * itself as a big-endian integer for jump over `u64be` keys). `kr_route_hash` of it gives the
+ * key's owner. Allocates nothing.
+ *
+ * Errors: `KR_ROUTE_HASH_UNSUPPORTED` for algorithms that do not route on one 64-bit hash
+ * (rendezvous, multi-probe, slots, presets that check or rewrite keys first); `KR_INVALID_KEY`;
+ * `KR_NULL_POINTER`.
+ *
+ * # Safety
+ * `router` must be NULL or a live handle; `key` must point to `key_len` readable bytes (NULL
+ * only when `key_len` is 0); `hash` must be NULL or point to a writable `uint64_t`.
+ */
+kr_status kr_key_hash(const kr_router *router, const uint8_t *key, size_t key_len, uint64_t *hash);
+
+/**
+ * The owner of any key whose `kr_key_hash` is `hash`: `*node` receives its index. Allocates
+ * nothing.
+ *
+ * Errors: `KR_ROUTE_HASH_UNSUPPORTED` as `kr_key_hash`, `KR_NULL_POINTER`.
+ *
+ * # Safety
+ * `router` must be NULL or a live handle; `node` must be NULL or point to a writable
+ * `uint32_t`.
+ */
+kr_status kr_route_hash(const kr_router *router, uint64_t hash, uint32_t *node);
+
+/**
+ * Routes `hash_count` hashes: `nodes[i]` receives the owner of `hashes[i]`. Allocates nothing.
+ *
+ * Errors: `KR_ROUTE_HASH_UNSUPPORTED` as `kr_key_hash`; `KR_BUFFER_TOO_SMALL` when
+ * `nodes_len < hash_count` (nothing is written); `KR_NULL_POINTER`; `KR_INVALID_PARAMETER` for
+ * a length above `PTRDIFF_MAX` bytes.
+ *
+ * # Safety
+ * `router` must be NULL or a live handle; `hashes` must point to `hash_count` readable
+ * `uint64_t`s (NULL only when `hash_count` is 0); `nodes` must point to `nodes_len` writable
+ * `uint32_t`s (NULL only when `nodes_len` is 0). The arrays must not overlap.
+ */
+kr_status kr_route_hash_batch(const kr_router *router,
+                              const uint64_t *hashes,
+                              size_t hash_count,
+                              uint32_t *nodes,
+                              size_t nodes_len);
+
+/**
  * Starts a spec for `algorithm`: a native algorithm (`ring`, `jump`, `rendezvous`, `maglev`,
  * `slots`, `multi-probe`, `modulo`) or a peer preset (`libmemcached`, `spymemcached`, `guava`,
  * …). Parameters take their defaults until `kr_builder_set_params_json`; the version is 0.
@@ -649,6 +905,240 @@ kr_status kr_shared_router_store(const kr_shared_router *shared, const kr_router
  * using; it must not be used afterwards.
  */
 void kr_shared_router_free(kr_shared_router *shared);
+
+/**
+ * Creates a transition from `from` (view A) to `to` (view B) at `progress` in [0, 1]: at 0
+ * every key routes as in A, at 1 as in B, and in between the keys that move cut over in a
+ * fixed order (a key that has cut over stays so as progress grows). The transition copies
+ * what it needs of both routers: the caller keeps (and must still release) its handles.
+ *
+ * Node indices of a transition are its own: A's nodes in A's order, then B's nodes that A
+ * lacks (by id); `kr_transition_node_id` gives their ids.
+ *
+ * Errors: `KR_INVALID_PARAMETER` for a progress outside [0, 1] or not a number;
+ * `KR_NULL_POINTER`.
+ *
+ * # Safety
+ * `from` and `to` must each be NULL or a live router handle; `transition` must be NULL or
+ * point to writable storage for one pointer.
+ */
+kr_status kr_transition_new(const kr_router *from,
+                            const kr_router *to,
+                            double progress,
+                            kr_transition **transition);
+
+/**
+ * Releases a transition. NULL is ignored.
+ *
+ * # Safety
+ * `transition` must be NULL or a transition handle not released yet, which no other thread is
+ * using; it must not be used afterwards.
+ */
+void kr_transition_free(kr_transition *transition);
+
+/**
+ * The progress, in [0, 1].
+ *
+ * # Safety
+ * `transition` must be NULL or a live transition handle; `progress` must be NULL or point to
+ * a writable `double`.
+ */
+kr_status kr_transition_progress(const kr_transition *transition, double *progress);
+
+/**
+ * Moves the transition to `progress` in [0, 1], atomically: routes that follow see the new
+ * progress, routes under way finish with the one they started with. Any number of threads may
+ * route meanwhile (no lock is taken on either side). Copies the transition (allocates).
+ *
+ * Errors: `KR_INVALID_PARAMETER` for a progress outside [0, 1] or not a number (the
+ * transition keeps its progress); `KR_NULL_POINTER`.
+ *
+ * # Safety
+ * `transition` must be NULL or a live transition handle.
+ */
+kr_status kr_transition_set_progress(const kr_transition *transition, double progress);
+
+/**
+ * Routes one key at the current progress: `*node` receives its owner (a transition node
+ * index). Allocates nothing.
+ *
+ * Errors: `KR_INVALID_KEY` for a key either router refuses, `KR_NULL_POINTER`.
+ *
+ * # Safety
+ * `transition` must be NULL or a live transition handle; `key` must point to `key_len`
+ * readable bytes (NULL only when `key_len` is 0); `node` must be NULL or point to a writable
+ * `uint32_t`.
+ */
+kr_status kr_transition_route(const kr_transition *transition,
+                              const uint8_t *key,
+                              size_t key_len,
+                              uint32_t *node);
+
+/**
+ * Routes one key with its fallback: `placement->owner` receives the owner now and, when the
+ * key has cut over to a different node, `placement->has_previous` is true and
+ * `placement->previous` the node that owned it before (read there on a miss); otherwise
+ * `has_previous` is false and `previous` equals `owner`. Allocates nothing.
+ *
+ * Errors: as `kr_transition_route`.
+ *
+ * # Safety
+ * As `kr_transition_route`; `placement` must be NULL or point to a writable `kr_placement`.
+ */
+kr_status kr_transition_route_with_fallback(const kr_transition *transition,
+                                            const uint8_t *key,
+                                            size_t key_len,
+                                            kr_placement *placement);
+
+/**
+ * Whether `key` has cut over to its owner in view B at the current progress: `*cut_over`
+ * receives it. Allocates nothing.
+ *
+ * Errors: `KR_NULL_POINTER`.
+ *
+ * # Safety
+ * As `kr_transition_route`; `cut_over` must be NULL or point to a writable `bool`.
+ */
+kr_status kr_transition_has_cut_over(const kr_transition *transition,
+                                     const uint8_t *key,
+                                     size_t key_len,
+                                     bool *cut_over);
+
+/**
+ * The number of the transition's nodes (A's, then B's that A lacks).
+ *
+ * # Safety
+ * `transition` must be NULL or a live transition handle; `count` must be NULL or point to a
+ * writable `uint32_t`.
+ */
+kr_status kr_transition_node_count(const kr_transition *transition, uint32_t *count);
+
+/**
+ * The id of transition node `index`: `*id` receives its UTF-8 bytes (not NUL-terminated) and
+ * `*id_len` their length, borrowed from the transition (valid while this handle is alive,
+ * whatever its progress becomes).
+ *
+ * Errors: `KR_NODE_OUT_OF_RANGE` when `index` is not below the node count, `KR_NULL_POINTER`.
+ *
+ * # Safety
+ * `transition` must be NULL or a live transition handle; `id` and `id_len` must each be NULL
+ * or point to writable storage.
+ */
+kr_status kr_transition_node_id(const kr_transition *transition,
+                                uint32_t index,
+                                const char **id,
+                                size_t *id_len);
+
+/**
+ * The share of keys each node of `router` owns: `shares[i]` receives node `i`'s (they sum to
+ * 1) and `*summary` (may be NULL) the balance and how the shares were obtained. Rings, Maglev
+ * and slot tables are measured exactly on the key-hash space, jump, modulo and rendezvous in
+ * closed form, the rest from sample keys (`summary->method` says which). Allocates while it
+ * measures.
+ *
+ * Errors: `KR_BUFFER_TOO_SMALL` when `shares_len` is below the node count
+ * (`kr_router_node_count`; nothing is written), `KR_NULL_POINTER`.
+ *
+ * # Safety
+ * `router` must be NULL or a live handle; `shares` must point to `shares_len` writable
+ * `double`s (NULL only when `shares_len` is 0); `summary` must be NULL or point to a writable
+ * `kr_ownership_summary`.
+ */
+kr_status kr_ownership(const kr_router *router,
+                       double *shares,
+                       size_t shares_len,
+                       kr_ownership_summary *summary);
+
+/**
+ * Computes what changing from `from` (view A) to `to` (view B) moves, nodes matched by id, as
+ * `keyroute plan` reports it: `*diff` receives a handle holding the figures
+ * (`kr_diff_summary`), every from → to flow (`kr_diff_flows`), the change per node
+ * (`kr_diff_nodes`) and the moved pieces of the hash space (`kr_diff_moved_arcs`). Release it
+ * with `kr_diff_free`. Exact for rings, Maglev and slot tables, in closed form for two jump,
+ * two modulo or two rendezvous routers, from sample keys otherwise. Allocates.
+ *
+ * Errors: `KR_INVALID_KEY` when sample keys are needed and a router refuses them,
+ * `KR_NULL_POINTER`.
+ *
+ * # Safety
+ * `from` and `to` must each be NULL or a live router handle; `diff` must be NULL or point to
+ * writable storage for one pointer.
+ */
+kr_status kr_diff_new(const kr_router *from, const kr_router *to, kr_diff **diff);
+
+/**
+ * The diff's figures: `*summary` receives the moved share, the least any router could move,
+ * the method, and how many flows, nodes and moved arcs the other calls give.
+ *
+ * Errors: `KR_NULL_POINTER`.
+ *
+ * # Safety
+ * `diff` must be NULL or a live diff handle; `summary` must be NULL or point to a writable
+ * `kr_diff_summary`.
+ */
+kr_status kr_diff_summary(const kr_diff *diff, kr_diff_summary *summary);
+
+/**
+ * Every (from, to) pair of nodes with a positive share of keys, staying keys included (their
+ * `moved` is false), sorted by position: `flows[0..*count]` receives them. `*count` receives
+ * how many there are in any case (`kr_diff_summary` gives it too), so a first call with
+ * `flows_len` 0 sizes the buffer.
+ *
+ * Errors: `KR_BUFFER_TOO_SMALL` when `flows_len` is below the count (nothing is copied, and
+ * `*count` holds the count), `KR_NULL_POINTER`.
+ *
+ * # Safety
+ * `diff` must be NULL or a live diff handle; `flows` must point to `flows_len` writable
+ * `kr_flow`s (NULL only when `flows_len` is 0); `count` must be NULL or point to a writable
+ * `size_t`.
+ */
+kr_status kr_diff_flows(const kr_diff *diff, kr_flow *flows, size_t flows_len, size_t *count);
+
+/**
+ * The change per node over both sides' nodes, as the table of `keyroute plan`: A's nodes in
+ * A's order, then B's nodes that A lacks (by id); each with its index in A and in B
+ * (`KR_NO_NODE` on the side it is absent from), its share before and after, and the share it
+ * gains and loses. `*count` receives how many there are in any case.
+ *
+ * Errors: `KR_BUFFER_TOO_SMALL` when `nodes_len` is below the count (nothing is copied),
+ * `KR_NULL_POINTER`.
+ *
+ * # Safety
+ * `diff` must be NULL or a live diff handle; `nodes` must point to `nodes_len` writable
+ * `kr_node_change`s (NULL only when `nodes_len` is 0); `count` must be NULL or point to a
+ * writable `size_t`.
+ */
+kr_status kr_diff_nodes(const kr_diff *diff,
+                        kr_node_change *nodes,
+                        size_t nodes_len,
+                        size_t *count);
+
+/**
+ * The moved pieces of the key-hash space, in hash order (exact diffs only: rings, Maglev and
+ * slot tables; none otherwise), each with its first and last hash and its owners in A and B.
+ * `*count` receives how many there are in any case.
+ *
+ * Errors: `KR_BUFFER_TOO_SMALL` when `arcs_len` is below the count (nothing is copied),
+ * `KR_NULL_POINTER`.
+ *
+ * # Safety
+ * `diff` must be NULL or a live diff handle; `arcs` must point to `arcs_len` writable
+ * `kr_moved_arc`s (NULL only when `arcs_len` is 0); `count` must be NULL or point to a writable
+ * `size_t`.
+ */
+kr_status kr_diff_moved_arcs(const kr_diff *diff,
+                             kr_moved_arc *arcs,
+                             size_t arcs_len,
+                             size_t *count);
+
+/**
+ * Releases a diff. NULL is ignored.
+ *
+ * # Safety
+ * `diff` must be NULL or a diff handle not released yet, which no other thread is using; it
+ * must not be used afterwards.
+ */
+void kr_diff_free(kr_diff *diff);
 
 /**
  * Bounded loads over `router` with balance factor `c` (1 to 1000; 1.25 is the usual choice):

@@ -26,14 +26,20 @@
 //! - A `kr_router` is immutable and may be used by many threads at once; a `kr_shared_router`
 //!   swaps in a new router atomically while other threads keep routing.
 
-// The exports, in the header's order: errors, routers, builders, shared routers, bounded loads,
-// hot keys.
+// The exports, in the header's order: errors, routers, routing by hash, builders, shared
+// routers, transitions, ownership and diffs, bounded loads, hot keys.
 mod boundary;
 mod router;
+
+mod hashed;
 
 mod builder;
 
 mod shared;
+
+mod transition;
+
+mod analysis;
 
 mod bounded;
 
@@ -93,6 +99,140 @@ pub struct KrHotKeys {
     _opaque: [u8; 0],
     _not_send_sync_unpin: PhantomData<(*mut u8, PhantomPinned)>,
 }
+
+/// A gradual change from one router to another at some progress (opaque): keys cut over from
+/// their owner in view A to their owner in view B in a fixed order as progress grows.
+///
+/// Created by `kr_transition_new`, released with `kr_transition_free`. Any number of threads may
+/// use one handle at the same time, also while one of them moves its progress with
+/// `kr_transition_set_progress`.
+pub struct KrTransition {
+    _opaque: [u8; 0],
+    _not_send_sync_unpin: PhantomData<(*mut u8, PhantomPinned)>,
+}
+
+/// What changing from one router to another moves (opaque, immutable): the figures of
+/// `keyroute plan`.
+///
+/// Created by `kr_diff_new`, released with `kr_diff_free`. Any number of threads may read one
+/// handle at the same time.
+pub struct KrDiff {
+    _opaque: [u8; 0],
+    _not_send_sync_unpin: PhantomData<(*mut u8, PhantomPinned)>,
+}
+
+/// Where a key routes during a transition (`kr_transition_route_with_fallback`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct KrPlacement {
+    /// The node that owns the key now (a transition node index).
+    pub owner: u32,
+    /// The node that owned it before when `has_previous`; otherwise `owner`.
+    pub previous: u32,
+    /// Whether the key has cut over to a different node: read from `previous` on a miss.
+    pub has_previous: bool,
+}
+
+/// How analysis figures were obtained (`keyroute::analysis::Method`; the names every surface
+/// reports are `exact`, `slot_share`, `expected` and `sampled`).
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum KrAnalysisMethod {
+    /// Measured on the key-hash space itself: exact for uniformly hashed keys.
+    #[default]
+    Exact = 0,
+    /// Exact per slot: each slot counts equally (keys spread evenly over slots).
+    SlotShare = 1,
+    /// The algorithm's expected figure for uniformly hashed keys, in closed form.
+    Expected = 2,
+    /// Estimated from sample keys (how many: the summary's `sample_keys`).
+    Sampled = 3,
+}
+
+/// The balance of one router's ownership and how it was obtained (`kr_ownership`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct KrOwnershipSummary {
+    /// How the shares were obtained.
+    pub method: KrAnalysisMethod,
+    /// The sample keys routed when `method` is `KR_ANALYSIS_METHOD_SAMPLED`; else 0.
+    pub sample_keys: u32,
+    /// Coefficient of variation of `share / fair share` over nodes with weight.
+    pub cv: f64,
+    /// Largest `share / fair share`.
+    pub max_over_mean: f64,
+    /// Smallest `share / fair share`.
+    pub min_over_mean: f64,
+}
+
+/// The figures of a diff (`kr_diff_summary`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct KrDiffSummary {
+    /// Share of keys whose owner (by id) changes.
+    pub moved: f64,
+    /// The least any router could move for this change of nodes and weights.
+    pub ideal_moved: f64,
+    /// How the figures were obtained.
+    pub method: KrAnalysisMethod,
+    /// The sample keys routed when `method` is `KR_ANALYSIS_METHOD_SAMPLED`; else 0.
+    pub sample_keys: u32,
+    /// How many flows `kr_diff_flows` gives.
+    pub flow_count: usize,
+    /// How many nodes `kr_diff_nodes` gives (both sides' nodes, by id).
+    pub node_count: usize,
+    /// How many moved pieces of the hash space `kr_diff_moved_arcs` gives.
+    pub moved_arc_count: usize,
+}
+
+/// A share of all keys that goes from a node of A to a node of B (`kr_diff_flows`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct KrFlow {
+    /// Share of all keys.
+    pub share: f64,
+    /// The node's index in A.
+    pub from_index: u32,
+    /// The node's index in B.
+    pub to_index: u32,
+    /// Whether the two are different nodes (by id): false for the keys that stay.
+    pub moved: bool,
+}
+
+/// One node's change in a diff (`kr_diff_nodes`), as the table of `keyroute plan`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct KrNodeChange {
+    /// The node's index in A, or `KR_NO_NODE` when A lacks it.
+    pub from_index: u32,
+    /// The node's index in B, or `KR_NO_NODE` when B lacks it.
+    pub to_index: u32,
+    /// Its share of keys in A.
+    pub before: f64,
+    /// Its share of keys in B.
+    pub after: f64,
+    /// The share of keys it takes over from other nodes.
+    pub gained: f64,
+    /// The share of keys other nodes take over from it.
+    pub lost: f64,
+}
+
+/// A moved piece of the key-hash space (`kr_diff_moved_arcs`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct KrMovedArc {
+    /// First hash of the piece.
+    pub start: u64,
+    /// Last hash of the piece (inclusive).
+    pub end: u64,
+    /// Its owner's index in A.
+    pub from_index: u32,
+    /// Its owner's index in B.
+    pub to_index: u32,
+}
+
+/// The index of a node a side lacks, in a `kr_node_change` (`UINT32_MAX`).
+pub const KR_NO_NODE: u32 = 0xFFFF_FFFF;
 
 /// One key of a batch: a byte span. `ptr` may be NULL only when `len` is 0 (the empty key).
 #[repr(C)]
