@@ -32,7 +32,10 @@ fn root() -> PathBuf {
 fn outputs(root: &Path) -> Result<Vec<Output>, String> {
     let mut all = Vec::new();
     all.extend(python::outputs());
-    all.push(header::output(root)?);
+    let header = header::output(root)?;
+    // The Java mirror is read from the header this run generates, so the two never disagree.
+    all.push(java::native(&header.content)?);
+    all.push(header);
     all.extend(docs::outputs(root)?);
     all.extend(js::outputs());
     all.extend(java::outputs());

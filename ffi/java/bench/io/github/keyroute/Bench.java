@@ -169,7 +169,7 @@ public final class Bench {
         measure(t + "-route-string-utf8", runs, () -> {
           long s = 0;
           for (String k : keys) {
-            s += r.route(KrNative.key(k)); // the strict UTF-8 encoding the other String methods use
+            s += r.route(KrLibrary.key(k)); // the strict UTF-8 encoding the other String methods use
           }
           return s;
         });

@@ -207,11 +207,11 @@ public final class KeyrouteTest {
       long p = r.handle.enter();
       try {
         expect("null pointer (raw kr_route, handle 0)", KeyrouteNullPointerException.class, "null_pointer",
-            () -> KrNative.check(KrNative.kr_route(0, new byte[1], 1, new int[1])));
+            () -> KrLibrary.check(KrNative.kr_route(0, new byte[1], 1, new int[1])));
         try (com.sun.jna.Memory spans = new com.sun.jna.Memory(32)) {
           spans.clear(); // two empty keys: (NULL, 0)
           expect("buffer too small (raw kr_route_batch)", BufferTooSmallException.class, "buffer_too_small",
-              () -> KrNative.check(KrNative.kr_route_batch(p, com.sun.jna.Pointer.nativeValue(spans), 2, new int[1], 1)));
+              () -> KrLibrary.check(KrNative.kr_route_batch(p, spans, 2, new int[1], 1)));
         }
       } finally {
         r.handle.leave();

@@ -31,14 +31,14 @@ public final class BoundedLoad implements AutoCloseable {
    */
   public BoundedLoad(Router router, double c) {
     long[] out = new long[1];
-    long r = KrNative.nonNull(router, "router").handle.enter();
+    long r = KrLibrary.nonNull(router, "router").handle.enter();
     try {
-      KrNative.check(KrNative.kr_bounded_new(r, c, out));
+      KrLibrary.check(KrNative.kr_bounded_new(r, c, out));
     } finally {
       router.handle.leave();
     }
     this.handle = new Handle(out[0], KrNative::kr_bounded_free, "bounded load");
-    KrNative.CLEANER.register(this, handle);
+    KrLibrary.CLEANER.register(this, handle);
   }
 
   /** Places {@code key} and takes a slot on its node until the lease is closed. */
@@ -47,7 +47,7 @@ public final class BoundedLoad implements AutoCloseable {
     int[] rank = new int[1];
     long p = handle.enter();
     try {
-      KrNative.check(KrNative.kr_bounded_acquire(p, KrNative.nonNull(key, "key"), key.length, node, rank));
+      KrLibrary.check(KrNative.kr_bounded_acquire(p, KrLibrary.nonNull(key, "key"), key.length, node, rank));
     } finally {
       handle.leave();
     }
@@ -56,7 +56,7 @@ public final class BoundedLoad implements AutoCloseable {
 
   /** As {@link #acquire(byte[])}, for a text key. */
   public Lease acquire(String key) {
-    return acquire(KrNative.key(key));
+    return acquire(KrLibrary.key(key));
   }
 
   /** Where {@code key} would be placed now, without taking a slot. */
@@ -65,7 +65,7 @@ public final class BoundedLoad implements AutoCloseable {
     int[] rank = new int[1];
     long p = handle.enter();
     try {
-      KrNative.check(KrNative.kr_bounded_pick(p, KrNative.nonNull(key, "key"), key.length, node, rank));
+      KrLibrary.check(KrNative.kr_bounded_pick(p, KrLibrary.nonNull(key, "key"), key.length, node, rank));
     } finally {
       handle.leave();
     }
@@ -74,7 +74,7 @@ public final class BoundedLoad implements AutoCloseable {
 
   /** As {@link #pick(byte[])}, for a text key. */
   public Placement pick(String key) {
-    return pick(KrNative.key(key));
+    return pick(KrLibrary.key(key));
   }
 
   /**
@@ -86,7 +86,7 @@ public final class BoundedLoad implements AutoCloseable {
     int[] load = new int[1];
     long p = handle.enter();
     try {
-      KrNative.check(KrNative.kr_bounded_load(p, node, load, null));
+      KrLibrary.check(KrNative.kr_bounded_load(p, node, load, null));
     } finally {
       handle.leave();
     }
@@ -98,7 +98,7 @@ public final class BoundedLoad implements AutoCloseable {
     int[] total = new int[1];
     long p = handle.enter();
     try {
-      KrNative.check(KrNative.kr_bounded_load(p, 0, null, total));
+      KrLibrary.check(KrNative.kr_bounded_load(p, 0, null, total));
     } finally {
       handle.leave();
     }
@@ -164,7 +164,7 @@ public final class BoundedLoad implements AutoCloseable {
         return;
       }
       try {
-        KrNative.check(KrNative.kr_bounded_release(p, node()));
+        KrLibrary.check(KrNative.kr_bounded_release(p, node()));
       } finally {
         handle.leave();
       }

@@ -21,7 +21,7 @@ public final class Keyroute {
    * system's library path).
    */
   public static String librarySource() {
-    return KrNative.SOURCE;
+    return KrLibrary.SOURCE;
   }
 
   /**

@@ -27,7 +27,7 @@ public final class Router implements AutoCloseable {
 
   Router(long ptr) {
     this.handle = new Handle(ptr, KrNative::kr_router_free, "router");
-    KrNative.CLEANER.register(this, handle);
+    KrLibrary.CLEANER.register(this, handle);
   }
 
   /**
@@ -38,9 +38,9 @@ public final class Router implements AutoCloseable {
    *     UnknownAlgorithmException}, {@link DuplicateNodeIdException}, …)
    */
   public static Router fromJson(String spec) {
-    byte[] json = KrNative.utf8(spec);
+    byte[] json = KrLibrary.utf8(spec);
     long[] out = new long[1];
-    KrNative.check(KrNative.kr_router_from_json(json, json.length, out));
+    KrLibrary.check(KrNative.kr_router_from_json(json, json.length, out));
     return new Router(out[0]);
   }
 
@@ -54,9 +54,9 @@ public final class Router implements AutoCloseable {
 
   /** As {@link #fromJson(byte[])} under other limits (see {@link #fromJson(String, String)}). */
   public static Router fromJson(byte[] spec, String limits) {
-    byte[] lim = limits == null ? null : KrNative.utf8(limits);
+    byte[] lim = limits == null ? null : KrLibrary.utf8(limits);
     long[] out = new long[1];
-    KrNative.check(KrNative.kr_router_from_json_with_limits(KrNative.nonNull(spec, "spec"), spec.length, lim, lim == null ? 0 : lim.length, out));
+    KrLibrary.check(KrNative.kr_router_from_json_with_limits(KrLibrary.nonNull(spec, "spec"), spec.length, lim, lim == null ? 0 : lim.length, out));
     return new Router(out[0]);
   }
 
@@ -65,10 +65,10 @@ public final class Router implements AutoCloseable {
    * to change ({@code {"max_points": 8388608}}), or null for the defaults.
    */
   public static Router fromJson(String spec, String limits) {
-    byte[] json = KrNative.utf8(spec);
-    byte[] lim = limits == null ? null : KrNative.utf8(limits);
+    byte[] json = KrLibrary.utf8(spec);
+    byte[] lim = limits == null ? null : KrLibrary.utf8(limits);
     long[] out = new long[1];
-    KrNative.check(KrNative.kr_router_from_json_with_limits(json, json.length, lim, lim == null ? 0 : lim.length, out));
+    KrLibrary.check(KrNative.kr_router_from_json_with_limits(json, json.length, lim, lim == null ? 0 : lim.length, out));
     return new Router(out[0]);
   }
 
@@ -84,12 +84,12 @@ public final class Router implements AutoCloseable {
    *     not 8 bytes)
    */
   public int route(byte[] key) {
-    if (KrNative.nonNull(key, "key").length <= Scratch.MAX_KEY) {
+    if (KrLibrary.nonNull(key, "key").length <= Scratch.MAX_KEY) {
       Scratch scratch = Scratch.get();
       long k = scratch.putBytes(key);
       long p = handle.enter();
       try {
-        KrNative.check(KrNative.kr_route(p, k, key.length, scratch.address));
+        KrLibrary.check(KrNative.kr_route(p, k, key.length, scratch.address));
       } finally {
         handle.leave();
       }
@@ -98,7 +98,7 @@ public final class Router implements AutoCloseable {
     int[] node = new int[1];
     long p = handle.enter();
     try {
-      KrNative.check(KrNative.kr_route(p, key, key.length, node));
+      KrLibrary.check(KrNative.kr_route(p, key, key.length, node));
     } finally {
       handle.leave();
     }
@@ -112,12 +112,12 @@ public final class Router implements AutoCloseable {
    * @throws InvalidUtf8Exception when the string holds a lone surrogate
    */
   public int route(String key) {
-    if (KrNative.nonNull(key, "key").length() <= Scratch.MAX_KEY / 2) {
+    if (KrLibrary.nonNull(key, "key").length() <= Scratch.MAX_KEY / 2) {
       Scratch scratch = Scratch.get();
       long k = scratch.putChars(key);
       long p = handle.enter();
       try {
-        KrNative.check(KrNative.kr_route_utf16(p, k, key.length(), scratch.address));
+        KrLibrary.check(KrNative.kr_route_utf16(p, k, key.length(), scratch.address));
       } finally {
         handle.leave();
       }
@@ -127,7 +127,7 @@ public final class Router implements AutoCloseable {
     int[] node = new int[1];
     long p = handle.enter();
     try {
-      KrNative.check(KrNative.kr_route_utf16(p, units, units.length, node));
+      KrLibrary.check(KrNative.kr_route_utf16(p, units, units.length, node));
     } finally {
       handle.leave();
     }
@@ -140,8 +140,8 @@ public final class Router implements AutoCloseable {
     long[] len = new long[1];
     long p = handle.enter();
     try {
-      KrNative.check(KrNative.kr_route_id(p, KrNative.nonNull(key, "key"), key.length, id, len));
-      return KrNative.text(id[0], len[0]); // borrowed from the router: read before leaving
+      KrLibrary.check(KrNative.kr_route_id(p, KrLibrary.nonNull(key, "key"), key.length, id, len));
+      return KrLibrary.text(id[0], len[0]); // borrowed from the router: read before leaving
     } finally {
       handle.leave();
     }
@@ -149,7 +149,7 @@ public final class Router implements AutoCloseable {
 
   /** The owner's id, for a text key. */
   public String routeId(String key) {
-    return routeId(KrNative.key(key));
+    return routeId(KrLibrary.key(key));
   }
 
   /**
@@ -158,13 +158,13 @@ public final class Router implements AutoCloseable {
    * the library's, not JNA's.
    */
   public int[] routeBatch(byte[][] keys) {
-    int[] nodes = new int[KrNative.nonNull(keys, "key array").length];
+    int[] nodes = new int[KrLibrary.nonNull(keys, "key array").length];
     if (keys.length == 0) {
       return nodes;
     }
     long total = 0;
     for (byte[] k : keys) {
-      total += KrNative.nonNull(k, "key").length;
+      total += KrLibrary.nonNull(k, "key").length;
     }
     // One native block: the kr_key spans, then the keys' bytes, written by plain Java through a
     // ByteBuffer view (a JNA Memory write is a native call per key).
@@ -186,7 +186,7 @@ public final class Router implements AutoCloseable {
       }
       long p = handle.enter();
       try {
-        KrNative.check(KrNative.kr_route_batch(p, base, keys.length, nodes, nodes.length));
+        KrLibrary.check(KrNative.kr_route_batch(p, block, keys.length, nodes, nodes.length));
       } finally {
         handle.leave();
       }
@@ -200,10 +200,10 @@ public final class Router implements AutoCloseable {
    * @throws InvalidUtf8Exception when a key holds a lone surrogate (nothing is routed)
    */
   public int[] routeBatch(List<String> keys) {
-    byte[][] bytes = new byte[KrNative.nonNull(keys, "key list").size()][];
+    byte[][] bytes = new byte[KrLibrary.nonNull(keys, "key list").size()][];
     int i = 0;
     for (String k : keys) {
-      bytes[i++] = KrNative.key(k);
+      bytes[i++] = KrLibrary.key(k);
     }
     return routeBatch(bytes);
   }
@@ -217,15 +217,15 @@ public final class Router implements AutoCloseable {
    *     is sized from {@code count})
    */
   public int[] replicas(byte[] key, int count) {
-    KrNative.count(count, "count");
-    KrNative.nonNull(key, "key");
+    KrLibrary.count(count, "count");
+    KrLibrary.nonNull(key, "key");
     if (count > nodeCount()) {
       // Refused by the library as kr_replicas refuses it (no replica order, a bad key, too few
       // nodes), without a count-sized array: kr_spread checks r against the nodes first.
       int[] node = new int[1];
       long p = handle.enter();
       try {
-        KrNative.check(KrNative.kr_spread(p, key, key.length, count, 0, node));
+        KrLibrary.check(KrNative.kr_spread(p, key, key.length, count, 0, node));
       } finally {
         handle.leave();
       }
@@ -235,7 +235,7 @@ public final class Router implements AutoCloseable {
     int[] nodes = new int[count];
     long p = handle.enter();
     try {
-      KrNative.check(KrNative.kr_replicas(p, key, key.length, nodes, count));
+      KrLibrary.check(KrNative.kr_replicas(p, key, key.length, nodes, count));
     } finally {
       handle.leave();
     }
@@ -244,7 +244,7 @@ public final class Router implements AutoCloseable {
 
   /** As {@link #replicas(byte[], int)}, for a text key. */
   public int[] replicas(String key, int count) {
-    return replicas(KrNative.key(key), count);
+    return replicas(KrLibrary.key(key), count);
   }
 
   /**
@@ -259,7 +259,7 @@ public final class Router implements AutoCloseable {
     int[] node = new int[1];
     long p = handle.enter();
     try {
-      KrNative.check(KrNative.kr_spread(p, KrNative.nonNull(key, "key"), key.length, KrNative.count(r, "r"), selector, node));
+      KrLibrary.check(KrNative.kr_spread(p, KrLibrary.nonNull(key, "key"), key.length, KrLibrary.count(r, "r"), selector, node));
     } finally {
       handle.leave();
     }
@@ -268,7 +268,7 @@ public final class Router implements AutoCloseable {
 
   /** As {@link #spread(byte[], int, long)}, for a text key. */
   public int spread(String key, int r, long selector) {
-    return spread(KrNative.key(key), r, selector);
+    return spread(KrLibrary.key(key), r, selector);
   }
 
   /**
@@ -280,7 +280,7 @@ public final class Router implements AutoCloseable {
     int[] slot = new int[1];
     long p = handle.enter();
     try {
-      KrNative.check(KrNative.kr_slot(p, KrNative.nonNull(key, "key"), key.length, has, slot));
+      KrLibrary.check(KrNative.kr_slot(p, KrLibrary.nonNull(key, "key"), key.length, has, slot));
     } finally {
       handle.leave();
     }
@@ -289,7 +289,7 @@ public final class Router implements AutoCloseable {
 
   /** As {@link #slot(byte[])}, for a text key. */
   public OptionalInt slot(String key) {
-    return slot(KrNative.key(key));
+    return slot(KrLibrary.key(key));
   }
 
   /** The number of nodes (routes are below it). */
@@ -297,7 +297,7 @@ public final class Router implements AutoCloseable {
     int[] count = new int[1];
     long p = handle.enter();
     try {
-      KrNative.check(KrNative.kr_router_node_count(p, count));
+      KrLibrary.check(KrNative.kr_router_node_count(p, count));
     } finally {
       handle.leave();
     }
@@ -315,8 +315,8 @@ public final class Router implements AutoCloseable {
     long[] len = new long[1];
     long p = handle.enter();
     try {
-      KrNative.check(KrNative.kr_router_node_id(p, index, id, len));
-      return KrNative.text(id[0], len[0]);
+      KrLibrary.check(KrNative.kr_router_node_id(p, index, id, len));
+      return KrLibrary.text(id[0], len[0]);
     } finally {
       handle.leave();
     }
@@ -340,7 +340,7 @@ public final class Router implements AutoCloseable {
     long[] fp = new long[1];
     long p = handle.enter();
     try {
-      KrNative.check(KrNative.kr_router_fingerprint(p, fp));
+      KrLibrary.check(KrNative.kr_router_fingerprint(p, fp));
     } finally {
       handle.leave();
     }
@@ -352,7 +352,7 @@ public final class Router implements AutoCloseable {
     long[] v = new long[1];
     long p = handle.enter();
     try {
-      KrNative.check(KrNative.kr_router_version(p, v));
+      KrLibrary.check(KrNative.kr_router_version(p, v));
     } finally {
       handle.leave();
     }
@@ -365,8 +365,8 @@ public final class Router implements AutoCloseable {
     long[] len = new long[1];
     long p = handle.enter();
     try {
-      KrNative.check(KrNative.kr_router_canonical_json(p, json, len));
-      return KrNative.text(json[0], len[0]);
+      KrLibrary.check(KrNative.kr_router_canonical_json(p, json, len));
+      return KrLibrary.text(json[0], len[0]);
     } finally {
       handle.leave();
     }
@@ -380,7 +380,7 @@ public final class Router implements AutoCloseable {
     long[] out = new long[1];
     long p = handle.enter();
     try {
-      KrNative.check(KrNative.kr_router_clone(p, out));
+      KrLibrary.check(KrNative.kr_router_clone(p, out));
     } finally {
       handle.leave();
     }
@@ -413,19 +413,19 @@ public final class Router implements AutoCloseable {
     private final Handle handle;
 
     Builder(String algorithm) {
-      byte[] a = KrNative.utf8(algorithm);
+      byte[] a = KrLibrary.utf8(algorithm);
       long[] out = new long[1];
-      KrNative.check(KrNative.kr_builder_new(a, a.length, out));
+      KrLibrary.check(KrNative.kr_builder_new(a, a.length, out));
       this.handle = new Handle(out[0], KrNative::kr_builder_free, "builder");
-      KrNative.CLEANER.register(this, handle);
+      KrLibrary.CLEANER.register(this, handle);
     }
 
     /** Replaces the algorithm's parameters with a JSON object ({@code {"points_per_weight":40}}). */
     public Builder params(String json) {
-      byte[] j = KrNative.utf8(json);
+      byte[] j = KrLibrary.utf8(json);
       long p = handle.enter();
       try {
-        KrNative.check(KrNative.kr_builder_set_params_json(p, j, j.length));
+        KrLibrary.check(KrNative.kr_builder_set_params_json(p, j, j.length));
       } finally {
         handle.leave();
       }
@@ -436,7 +436,7 @@ public final class Router implements AutoCloseable {
     public Builder version(long version) {
       long p = handle.enter();
       try {
-        KrNative.check(KrNative.kr_builder_set_version(p, version));
+        KrLibrary.check(KrNative.kr_builder_set_version(p, version));
       } finally {
         handle.leave();
       }
@@ -456,11 +456,11 @@ public final class Router implements AutoCloseable {
       if (weight < 0 || weight > 0xFFFF_FFFFL) {
         throw new InvalidParameterException("a node weight must be 0 to 4294967295, got " + weight);
       }
-      byte[] i = KrNative.utf8(id);
-      byte[] z = zone == null ? null : KrNative.utf8(zone);
+      byte[] i = KrLibrary.utf8(id);
+      byte[] z = zone == null ? null : KrLibrary.utf8(zone);
       long p = handle.enter();
       try {
-        KrNative.check(KrNative.kr_builder_add_node(p, i, i.length, (int) weight, z, z == null ? 0 : z.length));
+        KrLibrary.check(KrNative.kr_builder_add_node(p, i, i.length, (int) weight, z, z == null ? 0 : z.length));
       } finally {
         handle.leave();
       }
@@ -472,10 +472,10 @@ public final class Router implements AutoCloseable {
       if (port < 0 || port > 0xFFFF) {
         throw new InvalidParameterException("a port must be 0 to 65535, got " + port);
       }
-      byte[] h = KrNative.utf8(host);
+      byte[] h = KrLibrary.utf8(host);
       long p = handle.enter();
       try {
-        KrNative.check(KrNative.kr_builder_set_node_address(p, h, h.length, (short) port));
+        KrLibrary.check(KrNative.kr_builder_set_node_address(p, h, h.length, (short) port));
       } finally {
         handle.leave();
       }
@@ -484,10 +484,10 @@ public final class Router implements AutoCloseable {
 
     /** Sets the last node's peer-side name (spymemcached's node key, twemproxy's server name). */
     public Builder name(String name) {
-      byte[] n = KrNative.utf8(name);
+      byte[] n = KrLibrary.utf8(name);
       long p = handle.enter();
       try {
-        KrNative.check(KrNative.kr_builder_set_node_name(p, n, n.length));
+        KrLibrary.check(KrNative.kr_builder_set_node_name(p, n, n.length));
       } finally {
         handle.leave();
       }
@@ -498,7 +498,7 @@ public final class Router implements AutoCloseable {
     public Builder slots(int first, int last) {
       long p = handle.enter();
       try {
-        KrNative.check(KrNative.kr_builder_add_node_slots(p, first, last));
+        KrLibrary.check(KrNative.kr_builder_add_node_slots(p, first, last));
       } finally {
         handle.leave();
       }
@@ -510,7 +510,7 @@ public final class Router implements AutoCloseable {
       long[] out = new long[1];
       long p = handle.enter();
       try {
-        KrNative.check(KrNative.kr_builder_build(p, out));
+        KrLibrary.check(KrNative.kr_builder_build(p, out));
       } finally {
         handle.leave();
       }

@@ -25,14 +25,14 @@ public final class SharedRouter implements AutoCloseable {
    */
   public SharedRouter(Router initial) {
     long[] out = new long[1];
-    long r = KrNative.nonNull(initial, "router").handle.enter();
+    long r = KrLibrary.nonNull(initial, "router").handle.enter();
     try {
-      KrNative.check(KrNative.kr_shared_router_new(r, out));
+      KrLibrary.check(KrNative.kr_shared_router_new(r, out));
     } finally {
       initial.handle.leave();
     }
     this.handle = new Handle(out[0], KrNative::kr_shared_router_free, "shared router");
-    KrNative.CLEANER.register(this, handle);
+    KrLibrary.CLEANER.register(this, handle);
   }
 
   /** The current router, as a new handle (close it when done). No lock, no copy. */
@@ -40,7 +40,7 @@ public final class SharedRouter implements AutoCloseable {
     long[] out = new long[1];
     long p = handle.enter();
     try {
-      KrNative.check(KrNative.kr_shared_router_load(p, out));
+      KrLibrary.check(KrNative.kr_shared_router_load(p, out));
     } finally {
       handle.leave();
     }
@@ -54,9 +54,9 @@ public final class SharedRouter implements AutoCloseable {
   public void store(Router router) {
     long p = handle.enter();
     try {
-      long r = KrNative.nonNull(router, "router").handle.enter();
+      long r = KrLibrary.nonNull(router, "router").handle.enter();
       try {
-        KrNative.check(KrNative.kr_shared_router_store(p, r));
+        KrLibrary.check(KrNative.kr_shared_router_store(p, r));
       } finally {
         router.handle.leave();
       }
