@@ -333,7 +333,7 @@ typedef struct {
    * How many moved pieces of the hash space `kr_diff_moved_arcs` gives.
    */
   size_t moved_arc_count;
-} kr_diff_summary;
+} kr_diff_figures;
 
 /**
  * A share of all keys that goes from a node of A to a node of B (`kr_diff_flows`).
@@ -1073,10 +1073,10 @@ kr_status kr_diff_new(const kr_router *from, const kr_router *to, kr_diff **diff
  * Errors: `KR_NULL_POINTER`.
  *
  * # Safety
- * `diff` must be NULL or a live diff handle; `summary` must be NULL or point to a writable
- * `kr_diff_summary`.
+ * `diff` must be NULL or a live diff handle; `figures` must be NULL or point to a writable
+ * `kr_diff_figures`.
  */
-kr_status kr_diff_summary(const kr_diff *diff, kr_diff_summary *summary);
+kr_status kr_diff_summary(const kr_diff *diff, kr_diff_figures *figures);
 
 /**
  * Every (from, to) pair of nodes with a positive share of keys, staying keys included (their

@@ -9,7 +9,7 @@ use keyroute_bindings::{Error, ErrorCode};
 
 use crate::boundary::{call, error, get, get_mut, router, too_long};
 use crate::{
-    KrAnalysisMethod, KrDiff, KrDiffSummary, KrFlow, KrMovedArc, KrNodeChange, KrOwnershipSummary, KrRouter,
+    KrAnalysisMethod, KrDiff, KrDiffFigures, KrFlow, KrMovedArc, KrNodeChange, KrOwnershipSummary, KrRouter,
     KrStatus, KR_NO_NODE,
 };
 
@@ -98,7 +98,7 @@ pub unsafe extern "C" fn kr_ownership(
 
 /// A computed diff: the figures, and the per-node changes over both sides' nodes.
 struct Diff {
-    summary: KrDiffSummary,
+    figures: KrDiffFigures,
     flows: Vec<KrFlow>,
     nodes: Vec<KrNodeChange>,
     arcs: Vec<KrMovedArc>,
@@ -180,7 +180,7 @@ pub unsafe extern "C" fn kr_diff_new(from: *const KrRouter, to: *const KrRouter,
             .map(|m| KrMovedArc { start: m.start, end: m.end, from_index: m.from_index, to_index: m.to_index })
             .collect();
         let (m, keys) = method(d.method)?;
-        let summary = KrDiffSummary {
+        let figures = KrDiffFigures {
             moved: d.moved,
             ideal_moved: d.ideal_moved,
             method: m,
@@ -189,7 +189,7 @@ pub unsafe extern "C" fn kr_diff_new(from: *const KrRouter, to: *const KrRouter,
             node_count: nodes.len(),
             moved_arc_count: arcs.len(),
         };
-        *out = Box::into_raw(Box::new(Diff { summary, flows, nodes, arcs })).cast::<KrDiff>();
+        *out = Box::into_raw(Box::new(Diff { figures, flows, nodes, arcs })).cast::<KrDiff>();
         Ok(())
     })
 }
@@ -199,21 +199,21 @@ fn index(i: usize) -> u32 {
     u32::try_from(i).unwrap_or(KR_NO_NODE)
 }
 
-/// The diff's figures: `*summary` receives the moved share, the least any router could move,
+/// The diff's figures: `*figures` receives the moved share, the least any router could move,
 /// the method, and how many flows, nodes and moved arcs the other calls give.
 ///
 /// Errors: `KR_NULL_POINTER`.
 ///
 /// # Safety
-/// `diff` must be NULL or a live diff handle; `summary` must be NULL or point to a writable
-/// `kr_diff_summary`.
+/// `diff` must be NULL or a live diff handle; `figures` must be NULL or point to a writable
+/// `kr_diff_figures`.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn kr_diff_summary(diff: *const KrDiff, summary: *mut KrDiffSummary) -> KrStatus {
+pub unsafe extern "C" fn kr_diff_summary(diff: *const KrDiff, figures: *mut KrDiffFigures) -> KrStatus {
     call(|| {
         // SAFETY: `diff` is NULL or a live diff handle, as this function's `# Safety` requires.
         let d = unsafe { handle(diff) }?;
-        // SAFETY: `summary` is NULL or writable and not aliased, as this function's `# Safety` requires.
-        *unsafe { get_mut(summary, "summary") }? = d.summary;
+        // SAFETY: `figures` is NULL or writable and not aliased, as this function's `# Safety` requires.
+        *unsafe { get_mut(figures, "figures") }? = d.figures;
         Ok(())
     })
 }

@@ -168,7 +168,7 @@ pub struct KrOwnershipSummary {
 /// The figures of a diff (`kr_diff_summary`).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct KrDiffSummary {
+pub struct KrDiffFigures {
     /// Share of keys whose owner (by id) changes.
     pub moved: f64,
     /// The least any router could move for this change of nodes and weights.

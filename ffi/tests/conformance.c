@@ -31,6 +31,8 @@
 enum { MIN_FILES = 100, MAX_REPORTED = 40 };
 
 static unsigned long passed, failed, reported;
+/* Cases whose router routes on a key hash, where kr_route_hash was checked against kr_route. */
+static unsigned long hashed_cases;
 
 static void case_failed(const char *file, const char *id, const char *why, const char *detail) {
     failed++;
@@ -330,6 +332,28 @@ static int run_case(const kr_router *file_router, const json_t *c, char *why, si
             snprintf(why, why_len, "kr_route disagrees with kr_route_id");
             goto done;
         }
+        /* Where the router routes on one key hash, routing that hash gives the same owner, one
+         * at a time and in a batch. */
+        {
+            uint64_t hash = 0;
+            uint32_t by_hash = UINT32_MAX, batch = UINT32_MAX;
+            s = kr_key_hash(r, key, key_len, &hash);
+            if (s != KR_OK && s != KR_ROUTE_HASH_UNSUPPORTED) {
+                snprintf(why, why_len, "kr_key_hash: %s", kr_last_error_message());
+                goto done;
+            }
+            if (s == KR_OK && (kr_route_hash(r, hash, &by_hash) != KR_OK || by_hash != node ||
+                               kr_route_hash_batch(r, &hash, 1, &batch, 1) != KR_OK || batch != node)) {
+                snprintf(why, why_len, "routing the key's hash %016llx disagrees with kr_route",
+                         (unsigned long long)hash);
+                goto done;
+            }
+            if (s == KR_ROUTE_HASH_UNSUPPORTED && kr_route_hash(r, hash, &by_hash) != KR_ROUTE_HASH_UNSUPPORTED) {
+                snprintf(why, why_len, "kr_key_hash refused, kr_route_hash did not");
+                goto done;
+            }
+            if (s == KR_OK) hashed_cases++;
+        }
     }
     if (json_is_integer(want_slot)) {
         bool has = false;
@@ -457,6 +481,8 @@ int main(int argc, char **argv) {
     printf("%ld files (%lu captured from peers, %lu generated) through the C ABI: %lu passed, %lu failed, "
            "%lu not for this surface (key types C cannot pass, TOML)\n",
            files, peer, native, passed, failed, skipped);
+    printf("routing by key hash agreed with routing by key in %lu cases\n", hashed_cases);
+    if (hashed_cases == 0) failed++;
     printf("%lu passed, %lu failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

@@ -205,9 +205,9 @@ final class KrNative {
     }
   }
 
-  /** {@code kr_diff_summary}, laid out as C lays it out. */
+  /** {@code kr_diff_figures}, laid out as C lays it out. */
   @Structure.FieldOrder({"moved", "idealMoved", "method", "sampleKeys", "flowCount", "nodeCount", "movedArcCount"})
-  public static final class KrDiffSummary extends Structure {
+  public static final class KrDiffFigures extends Structure {
     /** {@code double moved} */
     public double moved;
     /** {@code double ideal_moved} */
@@ -224,12 +224,12 @@ final class KrNative {
     public long movedArcCount;
 
     /** A zeroed one, in memory of its own. */
-    public KrDiffSummary() {
+    public KrDiffFigures() {
       super();
     }
 
     /** The one at {@code p} (read it with {@link #read()}). */
-    public KrDiffSummary(Pointer p) {
+    public KrDiffFigures(Pointer p) {
       super(p);
     }
   }
@@ -561,11 +561,11 @@ final class KrNative {
   /** {@code kr_status kr_diff_new(const kr_router *from, const kr_router *to, kr_diff **diff)} (address form) */
   static native int kr_diff_new(long from, long to, long diff);
 
-  /** {@code kr_status kr_diff_summary(const kr_diff *diff, kr_diff_summary *summary)} */
-  static native int kr_diff_summary(long diff, Pointer summary);
+  /** {@code kr_status kr_diff_summary(const kr_diff *diff, kr_diff_figures *figures)} */
+  static native int kr_diff_summary(long diff, Pointer figures);
 
-  /** {@code kr_status kr_diff_summary(const kr_diff *diff, kr_diff_summary *summary)} (address form) */
-  static native int kr_diff_summary(long diff, long summary);
+  /** {@code kr_status kr_diff_summary(const kr_diff *diff, kr_diff_figures *figures)} (address form) */
+  static native int kr_diff_summary(long diff, long figures);
 
   /** {@code kr_status kr_diff_flows(const kr_diff *diff, kr_flow *flows, size_t flows_len, size_t *count)} */
   static native int kr_diff_flows(long diff, Pointer flows, long flowsLen, long[] count);
