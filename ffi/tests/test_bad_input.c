@@ -293,11 +293,120 @@ static void test_builder_misuse(void) {
     kr_builder_free(b);
 }
 
+/* Transitions, routing by hash, ownership and diffs: every NULL, short buffers, lengths no
+ * buffer can have, misaligned arrays. Out-parameters stay untouched on failure (a buffer's
+ * count excepted: it says how many are needed). */
+static void test_transitions_hashes_and_analysis(void) {
+    kr_router *r = ring3();
+    kr_transition *t = NULL, *t_out = (kr_transition *)(uintptr_t)1;
+    kr_diff *d = NULL, *d_out = (kr_diff *)(uintptr_t)1;
+    kr_placement p = {77, 77, true};
+    kr_ownership_summary own;
+    kr_diff_figures fig;
+    kr_flow flows[16];
+    kr_node_change nodes[3];
+    kr_moved_arc arcs[1];
+    uint32_t node = 77, out[4] = {77, 77, 77, 77}, count = 77;
+    uint64_t hash = 77, hashes[2] = {1, 2};
+    uint8_t raw[64];
+    double progress = 77, shares[3] = {77, 77, 77};
+    const char *id = NULL;
+    size_t len = 77, n = 77;
+    bool cut = true;
+
+    /* kr_transition: NULL routers, a NULL out-parameter, a progress out of range. */
+    CHECK_STATUS(kr_transition_new(NULL, r, 0.5, &t_out), KR_NULL_POINTER);
+    CHECK_STATUS(kr_transition_new(r, NULL, 0.5, &t_out), KR_NULL_POINTER);
+    CHECK_STATUS(kr_transition_new(r, r, 0.5, NULL), KR_NULL_POINTER);
+    CHECK_STATUS(kr_transition_new(r, r, 1.0001, &t_out), KR_INVALID_PARAMETER);
+    CHECK_STATUS(kr_transition_new(r, r, -1e-300, &t_out), KR_INVALID_PARAMETER);
+    CHECK(t_out == (kr_transition *)(uintptr_t)1);
+    CHECK_STATUS(kr_transition_new(r, r, 0.5, &t), KR_OK);
+    CHECK_STATUS(kr_transition_progress(NULL, &progress), KR_NULL_POINTER);
+    CHECK_STATUS(kr_transition_progress(t, NULL), KR_NULL_POINTER);
+    CHECK_STATUS(kr_transition_set_progress(NULL, 0.5), KR_NULL_POINTER);
+    CHECK_STATUS(kr_transition_route(NULL, ANY, 1, &node), KR_NULL_POINTER);
+    CHECK_STATUS(kr_transition_route(t, ANY, 1, NULL), KR_NULL_POINTER);
+    CHECK_STATUS(kr_transition_route(t, NULL, 1, &node), KR_NULL_POINTER);
+    CHECK_STATUS(kr_transition_route(t, ANY, SIZE_MAX, &node), KR_INVALID_PARAMETER);
+    CHECK_STATUS(kr_transition_route_with_fallback(NULL, ANY, 1, &p), KR_NULL_POINTER);
+    CHECK_STATUS(kr_transition_route_with_fallback(t, ANY, 1, NULL), KR_NULL_POINTER);
+    CHECK_STATUS(kr_transition_route_with_fallback(t, NULL, 1, &p), KR_NULL_POINTER);
+    CHECK_STATUS(kr_transition_has_cut_over(NULL, ANY, 1, &cut), KR_NULL_POINTER);
+    CHECK_STATUS(kr_transition_has_cut_over(t, ANY, 1, NULL), KR_NULL_POINTER);
+    CHECK_STATUS(kr_transition_has_cut_over(t, NULL, 1, &cut), KR_NULL_POINTER);
+    CHECK_STATUS(kr_transition_node_count(NULL, &count), KR_NULL_POINTER);
+    CHECK_STATUS(kr_transition_node_count(t, NULL), KR_NULL_POINTER);
+    CHECK_STATUS(kr_transition_node_id(NULL, 0, &id, &len), KR_NULL_POINTER);
+    CHECK_STATUS(kr_transition_node_id(t, 0, NULL, &len), KR_NULL_POINTER);
+    CHECK_STATUS(kr_transition_node_id(t, 0, &id, NULL), KR_NULL_POINTER);
+    CHECK_STATUS(kr_transition_node_id(t, 3, &id, &len), KR_NODE_OUT_OF_RANGE);
+    CHECK_STATUS(kr_transition_node_id(t, UINT32_MAX, &id, &len), KR_NODE_OUT_OF_RANGE);
+    CHECK(progress == 77 && node == 77 && p.owner == 77 && p.has_previous && cut && count == 77);
+    CHECK(id == NULL && len == 77);
+    kr_transition_free(t);
+
+    /* Routing by hash. */
+    CHECK_STATUS(kr_key_hash(NULL, ANY, 1, &hash), KR_NULL_POINTER);
+    CHECK_STATUS(kr_key_hash(r, ANY, 1, NULL), KR_NULL_POINTER);
+    CHECK_STATUS(kr_key_hash(r, NULL, 1, &hash), KR_NULL_POINTER);
+    CHECK_STATUS(kr_key_hash(r, ANY, SIZE_MAX, &hash), KR_INVALID_PARAMETER);
+    CHECK_STATUS(kr_route_hash(NULL, 1, &node), KR_NULL_POINTER);
+    CHECK_STATUS(kr_route_hash(r, 1, NULL), KR_NULL_POINTER);
+    CHECK_STATUS(kr_route_hash_batch(NULL, hashes, 2, out, 4), KR_NULL_POINTER);
+    CHECK_STATUS(kr_route_hash_batch(r, NULL, 2, out, 4), KR_NULL_POINTER);
+    CHECK_STATUS(kr_route_hash_batch(r, hashes, 2, NULL, 4), KR_NULL_POINTER);
+    CHECK_STATUS(kr_route_hash_batch(r, hashes, 2, out, 1), KR_BUFFER_TOO_SMALL);
+    CHECK_STATUS(kr_route_hash_batch(r, hashes, 2, NULL, 0), KR_BUFFER_TOO_SMALL);
+    CHECK_STATUS(kr_route_hash_batch(r, hashes, SIZE_MAX, out, 4), KR_INVALID_PARAMETER);
+    CHECK_STATUS(kr_route_hash_batch(r, hashes, 2, out, SIZE_MAX), KR_INVALID_PARAMETER);
+    /* Arrays off their alignment are refused, never read. */
+    CHECK_STATUS(kr_route_hash_batch(r, (const uint64_t *)(void *)(raw + 1), 2, out, 4), KR_INVALID_PARAMETER);
+    CHECK_STATUS(kr_route_hash_batch(r, hashes, 2, (uint32_t *)(void *)(raw + 1), 4), KR_INVALID_PARAMETER);
+    CHECK(hash == 77 && node == 77 && out[0] == 77 && out[1] == 77);
+
+    /* Ownership. */
+    CHECK_STATUS(kr_ownership(NULL, shares, 3, &own), KR_NULL_POINTER);
+    CHECK_STATUS(kr_ownership(r, NULL, 3, &own), KR_NULL_POINTER);
+    CHECK_STATUS(kr_ownership(r, NULL, 0, &own), KR_BUFFER_TOO_SMALL);
+    CHECK_STATUS(kr_ownership(r, shares, 2, &own), KR_BUFFER_TOO_SMALL);
+    CHECK_STATUS(kr_ownership(r, shares, SIZE_MAX, &own), KR_OK); /* only the node count is written */
+    CHECK(shares[0] != 77);
+
+    /* Diffs. */
+    CHECK_STATUS(kr_diff_new(NULL, r, &d_out), KR_NULL_POINTER);
+    CHECK_STATUS(kr_diff_new(r, NULL, &d_out), KR_NULL_POINTER);
+    CHECK_STATUS(kr_diff_new(r, r, NULL), KR_NULL_POINTER);
+    CHECK(d_out == (kr_diff *)(uintptr_t)1);
+    CHECK_STATUS(kr_diff_new(r, r, &d), KR_OK);
+    CHECK_STATUS(kr_diff_summary(NULL, &fig), KR_NULL_POINTER);
+    CHECK_STATUS(kr_diff_summary(d, NULL), KR_NULL_POINTER);
+    CHECK_STATUS(kr_diff_summary(d, &fig), KR_OK);
+    CHECK(fig.moved == 0 && fig.moved_arc_count == 0 && fig.node_count == 3 && fig.flow_count == 3);
+    CHECK_STATUS(kr_diff_flows(NULL, flows, 16, &n), KR_NULL_POINTER);
+    CHECK_STATUS(kr_diff_flows(d, flows, 16, NULL), KR_NULL_POINTER);
+    CHECK_STATUS(kr_diff_flows(d, NULL, 16, &n), KR_NULL_POINTER);
+    CHECK_STATUS(kr_diff_flows(d, flows, 2, &n), KR_BUFFER_TOO_SMALL);
+    CHECK(n == 3);
+    CHECK_STATUS(kr_diff_nodes(NULL, nodes, 3, &n), KR_NULL_POINTER);
+    CHECK_STATUS(kr_diff_nodes(d, nodes, 3, NULL), KR_NULL_POINTER);
+    CHECK_STATUS(kr_diff_nodes(d, NULL, 3, &n), KR_NULL_POINTER);
+    CHECK_STATUS(kr_diff_nodes(d, nodes, 0, &n), KR_BUFFER_TOO_SMALL);
+    CHECK_STATUS(kr_diff_moved_arcs(NULL, arcs, 1, &n), KR_NULL_POINTER);
+    CHECK_STATUS(kr_diff_moved_arcs(d, arcs, 1, NULL), KR_NULL_POINTER);
+    n = 77;
+    CHECK_STATUS(kr_diff_moved_arcs(d, NULL, 0, &n), KR_OK); /* nothing moved: nothing to copy */
+    CHECK(n == 0);
+    kr_diff_free(d);
+    kr_router_free(r);
+}
+
 int main(void) {
     test_null_pointers();
     test_invalid_utf8();
     test_impossible_lengths();
     test_refused_requests();
     test_builder_misuse();
+    test_transitions_hashes_and_analysis();
     return check_finish();
 }

@@ -5,7 +5,12 @@
  *
  * Deterministic coverage: readers start on view A (the writer waits at a barrier until each has
  * routed once), and after the writer's last store (view B) each reader makes one more pass, so
- * every reader sees both views whatever the scheduler does. */
+ * every reader sees both views whatever the scheduler does.
+ *
+ * Then the same for a kr_transition from A to B: readers route through it while a writer moves
+ * its progress from 0 to 1 in steps. Every answer must be the key's owner in A or in B (with the
+ * owner in A as its fallback once cut over), a key once cut over stays so (progress only grows),
+ * and after the last step every key routes as in B. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <pthread.h>
@@ -48,6 +53,82 @@ static kr_status build_view_b(kr_router **out) {
     if (s == KR_OK) s = kr_builder_build(b, out);
     kr_builder_free(b);
     return s;
+}
+
+static kr_transition *transition;
+static int progress_done;
+static unsigned long transition_passes; /* under `lock` */
+enum { STEPS = 40 };
+
+struct transition_result {
+    unsigned long routes, wrong, errors, regressions;
+    unsigned char cut[KEYS];
+};
+
+static int is_progress_done(void) {
+    int d;
+    pthread_mutex_lock(&lock);
+    d = progress_done;
+    pthread_mutex_unlock(&lock);
+    return d;
+}
+
+/* One pass over every key through the transition; `final` wants every key as in B. */
+static void transition_pass(struct transition_result *res, int final) {
+    int i;
+    for (i = 0; i < KEYS; i++) {
+        kr_placement p = {UINT32_MAX, UINT32_MAX, false};
+        if (kr_transition_route_with_fallback(transition, (const uint8_t *)key_text[i], key_len[i], &p) != KR_OK) {
+            res->errors++;
+            continue;
+        }
+        res->routes++;
+        if (p.has_previous) {
+            if (p.owner != expected[1][i] || p.previous != expected[0][i]) res->wrong++;
+            res->cut[i] = 1;
+        } else {
+            if (p.owner != expected[0][i] && p.owner != expected[1][i]) res->wrong++;
+            if (res->cut[i] && p.owner != expected[1][i]) res->regressions++;
+        }
+        if (final && p.owner != expected[1][i]) res->wrong++;
+    }
+}
+
+static void *transition_reader(void *arg) {
+    struct transition_result *res = arg;
+    transition_pass(res, 0);
+    pthread_barrier_wait(&started);
+    while (!is_progress_done()) {
+        transition_pass(res, 0);
+        pthread_mutex_lock(&lock);
+        transition_passes++;
+        pthread_mutex_unlock(&lock);
+    }
+    transition_pass(res, 1); /* after the last step: progress 1 */
+    return NULL;
+}
+
+static void *progress_writer(void *arg) {
+    unsigned long *errors = arg;
+    int i;
+    pthread_barrier_wait(&started);
+    for (i = 1; i <= STEPS; i++) {
+        unsigned long seen, now;
+        pthread_mutex_lock(&lock);
+        seen = transition_passes;
+        pthread_mutex_unlock(&lock);
+        if (kr_transition_set_progress(transition, (double)i / STEPS) != KR_OK) (*errors)++;
+        /* Readers route meanwhile: each step lasts about one pass of every reader. */
+        do {
+            pthread_mutex_lock(&lock);
+            now = transition_passes;
+            pthread_mutex_unlock(&lock);
+        } while (now < seen + READERS);
+    }
+    pthread_mutex_lock(&lock);
+    progress_done = 1;
+    pthread_mutex_unlock(&lock);
+    return NULL;
 }
 
 static int is_done(void) {
@@ -149,6 +230,8 @@ int main(void) {
     }
     CHECK_STATUS(kr_shared_router_new(a, &shared), KR_OK);
     plain = a;
+    /* A's nodes, then B's new one: the transition's indices are B's. */
+    CHECK_STATUS(kr_transition_new(a, b, 0.0, &transition), KR_OK);
     kr_router_free(b);
 
     CHECK(pthread_barrier_init(&started, NULL, READERS + 1) == 0);
@@ -167,6 +250,26 @@ int main(void) {
         routes += results[i].routes;
     }
     printf("threads: %d readers, %lu routes, %d topology swaps\n", READERS, routes, SWAPS);
+
+    {
+        static struct transition_result tres[READERS];
+        unsigned long progress_errors = 0, troutes = 0;
+        CHECK(pthread_barrier_init(&started, NULL, READERS + 1) == 0);
+        for (i = 0; i < READERS; i++) CHECK(pthread_create(&readers[i], NULL, transition_reader, &tres[i]) == 0);
+        CHECK(pthread_create(&w, NULL, progress_writer, &progress_errors) == 0);
+        CHECK(pthread_join(w, NULL) == 0);
+        for (i = 0; i < READERS; i++) CHECK(pthread_join(readers[i], NULL) == 0);
+        pthread_barrier_destroy(&started);
+        CHECK(progress_errors == 0);
+        for (i = 0; i < READERS; i++) {
+            CHECK(tres[i].errors == 0);
+            CHECK(tres[i].wrong == 0);
+            CHECK(tres[i].regressions == 0);
+            troutes += tres[i].routes;
+        }
+        printf("threads: %d readers, %lu routes through a transition, %d progress steps\n", READERS, troutes, STEPS);
+        kr_transition_free(transition);
+    }
 
     kr_shared_router_free(shared);
     kr_router_free(a);

@@ -1,6 +1,8 @@
 /* Unit tests of the C ABI: building (JSON and builder), routing, ids, batches, replicas,
- * slots, fingerprints, handles, status names, bounded loads. Expected routes are pinned from the conformance
+ * slots, fingerprints, handles, status names, bounded loads, hot keys, transitions, routing by
+ * key hash, ownership and diffs. Expected routes are pinned from the conformance
  * vectors (native-ring-3, native-ring-zones, native-jump-u64be-4, native-slots-3). */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -507,6 +509,275 @@ static void test_hot_keys(void) {
     CHECK_STATUS(kr_hotkeys_new(4096, 64, 4, NULL), KR_NULL_POINTER);
 }
 
+static const char RING4[] =
+    "{\"algorithm\":\"ring\",\"params\":{\"points_per_weight\":160},"
+    "\"nodes\":[{\"id\":\"cache-0\"},{\"id\":\"cache-1\"},{\"id\":\"cache-2\"},{\"id\":\"cache-3\"}]}";
+
+/* Whether transition node `t_index` and router node `r_index` have the same id. */
+static int same_node(const kr_transition *t, uint32_t t_index, const kr_router *r, uint32_t r_index) {
+    const char *a = NULL, *b = NULL;
+    size_t a_len = 0, b_len = 0;
+    return kr_transition_node_id(t, t_index, &a, &a_len) == KR_OK &&
+           kr_router_node_id(r, r_index, &b, &b_len) == KR_OK && a_len == b_len && memcmp(a, b, a_len) == 0;
+}
+
+static void test_transition(void) {
+    kr_router *a = from_json(RING3), *b = from_json(RING4);
+    kr_transition *t = NULL;
+    uint32_t count = 0, node = UINT32_MAX, in_a = 0, in_b = 0;
+    double progress = -1;
+    int i, like_a = 1, like_b = 1, fallback_ok = 1, monotone = 1;
+    unsigned cut_at_half = 0, cut_at_end = 0;
+    const char *id = NULL;
+    size_t id_len = 0;
+    char key[32];
+
+    CHECK_STATUS(kr_transition_new(a, b, 0.0, &t), KR_OK);
+    CHECK_STATUS(kr_transition_node_count(t, &count), KR_OK);
+    CHECK(count == 4); /* A's three, then cache-3 */
+    CHECK_STATUS(kr_transition_node_id(t, 3, &id, &id_len), KR_OK);
+    CHECK_SPAN(id, id_len, "cache-3");
+    CHECK_STATUS(kr_transition_progress(t, &progress), KR_OK);
+    CHECK(progress == 0.0);
+    /* At 0 every key routes as in A, and none has a previous owner. */
+    for (i = 0; i < 2000; i++) {
+        int n = snprintf(key, sizeof key, "key-%d", i);
+        kr_placement p = {77, 77, true};
+        if (kr_transition_route(t, (const uint8_t *)key, (size_t)n, &node) != KR_OK ||
+            kr_route(a, (const uint8_t *)key, (size_t)n, &in_a) != KR_OK || !same_node(t, node, a, in_a) ||
+            kr_transition_route_with_fallback(t, (const uint8_t *)key, (size_t)n, &p) != KR_OK ||
+            p.owner != node || p.has_previous || p.previous != p.owner) {
+            like_a = 0;
+        }
+    }
+    CHECK(like_a);
+
+    /* Halfway: a key has cut over exactly when it routes as in B and differs from A. */
+    CHECK_STATUS(kr_transition_set_progress(t, 0.5), KR_OK);
+    CHECK_STATUS(kr_transition_progress(t, &progress), KR_OK);
+    CHECK(progress == 0.5);
+    for (i = 0; i < 2000; i++) {
+        int n = snprintf(key, sizeof key, "key-%d", i);
+        kr_placement p = {77, 77, false};
+        bool cut = false;
+        CHECK_STATUS(kr_transition_route_with_fallback(t, (const uint8_t *)key, (size_t)n, &p), KR_OK);
+        CHECK_STATUS(kr_transition_has_cut_over(t, (const uint8_t *)key, (size_t)n, &cut), KR_OK);
+        kr_route(a, (const uint8_t *)key, (size_t)n, &in_a);
+        kr_route(b, (const uint8_t *)key, (size_t)n, &in_b);
+        if (p.has_previous) {
+            cut_at_half++;
+            if (!cut || !same_node(t, p.owner, b, in_b) || !same_node(t, p.previous, a, in_a)) fallback_ok = 0;
+        } else if (!same_node(t, p.owner, a, in_a) && !same_node(t, p.owner, b, in_b)) {
+            fallback_ok = 0;
+        }
+    }
+    CHECK(fallback_ok);
+    CHECK(cut_at_half > 0);
+
+    /* At 1 every key routes as in B; the keys cut over at 0.5 are still cut over. */
+    CHECK_STATUS(kr_transition_set_progress(t, 1.0), KR_OK);
+    for (i = 0; i < 2000; i++) {
+        int n = snprintf(key, sizeof key, "key-%d", i);
+        kr_placement p = {77, 77, false};
+        if (kr_transition_route_with_fallback(t, (const uint8_t *)key, (size_t)n, &p) != KR_OK ||
+            kr_route(b, (const uint8_t *)key, (size_t)n, &in_b) != KR_OK || !same_node(t, p.owner, b, in_b)) {
+            like_b = 0;
+        }
+        if (p.has_previous) cut_at_end++;
+    }
+    CHECK(like_b);
+    if (cut_at_end < cut_at_half) monotone = 0;
+    CHECK(monotone);
+    /* About a quarter of the keys move to cache-3, half of them by 0.5. */
+    CHECK(cut_at_end > 300 && cut_at_end < 700);
+    CHECK(cut_at_half > cut_at_end / 4 && cut_at_half < cut_at_end * 3 / 4);
+
+    /* A progress outside [0, 1] is refused and the transition keeps its own. */
+    CHECK_STATUS(kr_transition_set_progress(t, 1.5), KR_INVALID_PARAMETER);
+    CHECK_STATUS(kr_transition_set_progress(t, -0.1), KR_INVALID_PARAMETER);
+    CHECK_STATUS(kr_transition_set_progress(t, (double)NAN), KR_INVALID_PARAMETER);
+    CHECK_STATUS(kr_transition_progress(t, &progress), KR_OK);
+    CHECK(progress == 1.0);
+    /* The ids borrowed before stay valid after progress changes. */
+    CHECK_SPAN(id, id_len, "cache-3");
+    CHECK_STATUS(kr_transition_node_id(t, 4, &id, &id_len), KR_NODE_OUT_OF_RANGE);
+    kr_transition_free(t);
+
+    /* The transition holds its own copy: the routers may be released first. */
+    t = NULL;
+    CHECK_STATUS(kr_transition_new(a, b, 0.25, &t), KR_OK);
+    kr_router_free(a);
+    kr_router_free(b);
+    CHECK_STATUS(kr_transition_route(t, KEY("foo"), &node), KR_OK);
+    CHECK(node < 4);
+    kr_transition_free(t);
+    kr_transition_free(NULL);
+}
+
+static void test_route_hash(void) {
+    kr_router *ring = from_json(RING3);
+    kr_router *jump = from_json("{\"algorithm\":\"jump\",\"params\":{\"key_hash\":\"u64be\"},\"nodes\":["
+                                "{\"id\":\"cache-0\"},{\"id\":\"cache-1\"},{\"id\":\"cache-2\"},{\"id\":\"cache-3\"}]}");
+    kr_router *rdv = from_json("{\"algorithm\":\"rendezvous\",\"nodes\":[{\"id\":\"a\"},{\"id\":\"b\"}]}");
+    static const uint8_t two[8] = {0, 0, 0, 0, 0, 0, 0, 2};
+    uint64_t hash = 0, hashes[64];
+    uint32_t node = UINT32_MAX, by_hash = UINT32_MAX, nodes[64];
+    int i, agree = 1;
+    char key[32];
+
+    /* native-ring-3: foo -> cache-0, by key and by its hash. */
+    CHECK_STATUS(kr_key_hash(ring, KEY("foo"), &hash), KR_OK);
+    CHECK_STATUS(kr_route_hash(ring, hash, &by_hash), KR_OK);
+    CHECK(id_is(ring, by_hash, "cache-0"));
+    /* Jump over u64be keys routes on the key itself: 2 -> cache-3. */
+    CHECK_STATUS(kr_key_hash(jump, two, 8, &hash), KR_OK);
+    CHECK(hash == 2);
+    CHECK_STATUS(kr_route_hash(jump, 2, &node), KR_OK);
+    CHECK(id_is(jump, node, "cache-3"));
+    CHECK_STATUS(kr_key_hash(jump, KEY("short"), &hash), KR_INVALID_KEY);
+
+    /* A batch of hashes routes as each hash does. */
+    for (i = 0; i < 64; i++) {
+        int n = snprintf(key, sizeof key, "user:%d", i);
+        CHECK_STATUS(kr_key_hash(ring, (const uint8_t *)key, (size_t)n, &hashes[i]), KR_OK);
+    }
+    CHECK_STATUS(kr_route_hash_batch(ring, hashes, 64, nodes, 64), KR_OK);
+    for (i = 0; i < 64; i++) {
+        int n = snprintf(key, sizeof key, "user:%d", i);
+        if (kr_route(ring, (const uint8_t *)key, (size_t)n, &node) != KR_OK || node != nodes[i]) agree = 0;
+    }
+    CHECK(agree);
+    CHECK_STATUS(kr_route_hash_batch(ring, NULL, 0, NULL, 0), KR_OK);
+
+    /* Rendezvous ranks nodes per key: there is no hash to route on. */
+    hash = 77;
+    CHECK_STATUS(kr_key_hash(rdv, KEY("foo"), &hash), KR_ROUTE_HASH_UNSUPPORTED);
+    CHECK(hash == 77);
+    CHECK_STATUS(kr_route_hash(rdv, 1, &node), KR_ROUTE_HASH_UNSUPPORTED);
+    CHECK_STATUS(kr_route_hash_batch(rdv, hashes, 1, nodes, 1), KR_ROUTE_HASH_UNSUPPORTED);
+    kr_router_free(ring);
+    kr_router_free(jump);
+    kr_router_free(rdv);
+}
+
+static void test_ownership_and_diff(void) {
+    kr_router *a = from_json(RING3), *b = from_json(RING4);
+    kr_router *jump = from_json("{\"algorithm\":\"jump\",\"nodes\":[{\"id\":\"a\"},{\"id\":\"b\"}]}");
+    kr_router *probe = from_json("{\"algorithm\":\"multi-probe\",\"nodes\":[{\"id\":\"a\"},{\"id\":\"b\"}]}");
+    kr_ownership_summary own;
+    kr_diff *d = NULL;
+    kr_diff_figures fig;
+    kr_flow *flows;
+    kr_node_change nodes[8];
+    kr_moved_arc *arcs;
+    double shares[4] = {0, 0, 0, 0}, sum = 0, onto_new = 0, gained = 0, lost = 0;
+    size_t count = 0, i;
+    int flows_ok = 1, arcs_ok = 1, nodes_ok = 1;
+
+    /* Ownership: a ring is measured exactly, jump in closed form, multi-probe from samples. */
+    CHECK_STATUS(kr_ownership(b, shares, 4, &own), KR_OK);
+    for (i = 0; i < 4; i++) sum += shares[i];
+    CHECK(sum > 0.999999 && sum < 1.000001);
+    CHECK(own.method == KR_ANALYSIS_METHOD_EXACT && own.sample_keys == 0);
+    CHECK(own.max_over_mean >= 1.0 && own.min_over_mean <= 1.0 && own.cv >= 0);
+    CHECK_STATUS(kr_ownership(jump, shares, 2, &own), KR_OK);
+    CHECK(own.method == KR_ANALYSIS_METHOD_EXPECTED && shares[0] == 0.5 && shares[1] == 0.5);
+    CHECK_STATUS(kr_ownership(probe, shares, 2, NULL), KR_OK);
+    CHECK_STATUS(kr_ownership(probe, shares, 2, &own), KR_OK);
+    CHECK(own.method == KR_ANALYSIS_METHOD_SAMPLED && own.sample_keys > 0);
+    shares[0] = 77;
+    CHECK_STATUS(kr_ownership(b, shares, 3, &own), KR_BUFFER_TOO_SMALL);
+    CHECK(shares[0] == 77);
+
+    /* The diff of adding cache-3 to a ring: about a quarter moves, all of it onto cache-3. */
+    CHECK_STATUS(kr_diff_new(a, b, &d), KR_OK);
+    CHECK_STATUS(kr_diff_summary(d, &fig), KR_OK);
+    CHECK(fig.method == KR_ANALYSIS_METHOD_EXACT && fig.sample_keys == 0);
+    CHECK(fig.ideal_moved > 0.2499999 && fig.ideal_moved < 0.2500001);
+    CHECK(fig.moved > 0.2 && fig.moved < 0.3);
+    CHECK(fig.node_count == 4 && fig.flow_count >= 4 && fig.moved_arc_count > 0);
+
+    /* Sizing, then copying the flows. */
+    CHECK_STATUS(kr_diff_flows(d, NULL, 0, &count), KR_BUFFER_TOO_SMALL);
+    CHECK(count == fig.flow_count);
+    flows = calloc(count, sizeof *flows);
+    CHECK(flows != NULL);
+    if (flows != NULL) {
+        CHECK_STATUS(kr_diff_flows(d, flows, count - 1, &count), KR_BUFFER_TOO_SMALL);
+        CHECK(count == fig.flow_count && flows[0].share == 0);
+        CHECK_STATUS(kr_diff_flows(d, flows, count, &count), KR_OK);
+        sum = 0;
+        for (i = 0; i < count; i++) {
+            sum += flows[i].share;
+            if (flows[i].moved) {
+                onto_new += flows[i].share;
+                if (flows[i].to_index != 3) flows_ok = 0;
+            } else if (flows[i].from_index != flows[i].to_index) {
+                flows_ok = 0;
+            }
+        }
+        CHECK(flows_ok);
+        CHECK(sum > 0.999999 && sum < 1.000001);
+        CHECK(onto_new > fig.moved - 1e-9 && onto_new < fig.moved + 1e-9);
+        free(flows);
+    }
+
+    /* Per node, as `keyroute plan` prints it: cache-3 is new, gains what the others lose. */
+    CHECK_STATUS(kr_diff_nodes(d, nodes, 8, &count), KR_OK);
+    CHECK(count == 4);
+    for (i = 0; i < count; i++) {
+        gained += nodes[i].gained;
+        lost += nodes[i].lost;
+        if (nodes[i].after - nodes[i].before - (nodes[i].gained - nodes[i].lost) > 1e-9 ||
+            nodes[i].after - nodes[i].before - (nodes[i].gained - nodes[i].lost) < -1e-9) {
+            nodes_ok = 0;
+        }
+        if (i < 3 && (nodes[i].from_index != i || nodes[i].to_index != i || nodes[i].gained != 0)) nodes_ok = 0;
+    }
+    CHECK(nodes_ok);
+    CHECK(nodes[3].from_index == KR_NO_NODE && nodes[3].to_index == 3 && nodes[3].before == 0);
+    CHECK(nodes[3].gained > fig.moved - 1e-9 && nodes[3].gained < fig.moved + 1e-9);
+    CHECK(gained > lost - 1e-9 && gained < lost + 1e-9);
+    CHECK_STATUS(kr_diff_nodes(d, nodes, 3, &count), KR_BUFFER_TOO_SMALL);
+    CHECK(count == 4);
+
+    /* The moved pieces of the hash space, in order, all onto cache-3. */
+    arcs = calloc(fig.moved_arc_count, sizeof *arcs);
+    CHECK(arcs != NULL);
+    if (arcs != NULL) {
+        CHECK_STATUS(kr_diff_moved_arcs(d, arcs, fig.moved_arc_count, &count), KR_OK);
+        CHECK(count == fig.moved_arc_count);
+        for (i = 0; i < count; i++) {
+            if (arcs[i].start > arcs[i].end || arcs[i].to_index != 3 || arcs[i].from_index > 2 ||
+                (i > 0 && arcs[i].start <= arcs[i - 1].end)) {
+                arcs_ok = 0;
+            }
+        }
+        CHECK(arcs_ok);
+        free(arcs);
+    }
+    kr_diff_free(d);
+    kr_diff_free(NULL);
+
+    /* Two jump routers: closed form, no pieces of hash space. */
+    d = NULL;
+    {
+        kr_router *jump3 = from_json("{\"algorithm\":\"jump\",\"nodes\":[{\"id\":\"a\"},{\"id\":\"b\"},{\"id\":\"c\"}]}");
+        CHECK_STATUS(kr_diff_new(jump, jump3, &d), KR_OK);
+        CHECK_STATUS(kr_diff_summary(d, &fig), KR_OK);
+        CHECK(fig.method == KR_ANALYSIS_METHOD_EXPECTED && fig.moved_arc_count == 0);
+        CHECK(fig.moved > 0.3333332 && fig.moved < 0.3333334);
+        CHECK_STATUS(kr_diff_moved_arcs(d, NULL, 0, &count), KR_OK);
+        CHECK(count == 0);
+        kr_diff_free(d);
+        kr_router_free(jump3);
+    }
+    kr_router_free(a);
+    kr_router_free(b);
+    kr_router_free(jump);
+    kr_router_free(probe);
+}
+
 int main(void) {
     test_route_and_ids();
     test_batch_matches_single();
@@ -519,5 +790,8 @@ int main(void) {
     test_bounded_loads();
     test_spread();
     test_hot_keys();
+    test_transition();
+    test_route_hash();
+    test_ownership_and_diff();
     return check_finish();
 }
