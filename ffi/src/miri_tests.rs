@@ -336,3 +336,131 @@ fn hot_keys_observe_from_threads_and_list_the_top_through_a_callback() {
     assert_eq!((listed, total), (1, 12));
     assert_eq!(seen, [(b"hot".to_vec(), 6)]);
 }
+
+struct Moving(*mut crate::KrTransition);
+// SAFETY: a kr_transition may be used from any thread, also while its progress moves (the
+// header's contract), which is what this test checks under Miri's data-race detector.
+unsafe impl Send for Moving {}
+
+#[test]
+fn a_transition_routes_while_its_progress_moves() {
+    use crate::KrPlacement;
+    use crate::transition::{
+        kr_transition_free, kr_transition_has_cut_over, kr_transition_new, kr_transition_node_count,
+        kr_transition_node_id, kr_transition_progress, kr_transition_route, kr_transition_route_with_fallback,
+        kr_transition_set_progress,
+    };
+    let a = from_json(r#"{"algorithm":"jump","nodes":[{"id":"a"}]}"#);
+    let b = from_json(r#"{"algorithm":"jump","nodes":[{"id":"a"},{"id":"b"}]}"#);
+    let mut t = null_mut();
+    unsafe {
+        assert_eq!(kr_transition_new(a, b, 0.0, &mut t), OK);
+        assert_eq!(kr_transition_new(a, null(), 0.0, &mut t), code(ErrorCode::NullPointer));
+        kr_router_free(a);
+        kr_router_free(b);
+    }
+    let (mut id, mut id_len, mut count) = (null(), 0usize, 0u32);
+    unsafe {
+        assert_eq!(kr_transition_node_count(t, &mut count), OK);
+        assert_eq!(kr_transition_node_id(t, 1, &mut id, &mut id_len), OK);
+    }
+    assert_eq!(count, 2);
+    let moving = Moving(t);
+    let reader = std::thread::spawn(move || {
+        let moving = moving;
+        for _ in 0..8 {
+            let (mut node, mut cut) = (u32::MAX, false);
+            let mut p = KrPlacement::default();
+            unsafe {
+                assert_eq!(kr_transition_route(moving.0, b"k".as_ptr(), 1, &mut node), OK);
+                assert_eq!(kr_transition_route_with_fallback(moving.0, b"k".as_ptr(), 1, &mut p), OK);
+                assert_eq!(kr_transition_has_cut_over(moving.0, b"k".as_ptr(), 1, &mut cut), OK);
+            }
+            assert!(node < 2 && p.owner < 2);
+            assert!(!p.has_previous || p.previous == 0);
+        }
+    });
+    for i in 0..=4 {
+        unsafe { assert_eq!(kr_transition_set_progress(t, f64::from(i) / 4.0), OK) };
+    }
+    reader.join().unwrap();
+    let mut progress = 0.0;
+    unsafe {
+        assert_eq!(kr_transition_set_progress(t, 2.0), code(ErrorCode::InvalidParameter));
+        assert_eq!(kr_transition_progress(t, &mut progress), OK);
+        assert_eq!(kr_transition_route(t, null(), 1, &mut count), code(ErrorCode::NullPointer));
+    }
+    assert_eq!(progress, 1.0);
+    // The id borrowed before the progress moved is still the transition's.
+    assert_eq!(span(id, id_len), "b");
+    unsafe {
+        kr_transition_free(t);
+        kr_transition_free(null_mut());
+    }
+}
+
+#[test]
+fn hashes_route_one_at_a_time_and_in_batches() {
+    use crate::hashed::{kr_key_hash, kr_route_hash, kr_route_hash_batch};
+    let r = from_json(r#"{"algorithm":"ring","params":{"points_per_weight":4},"nodes":[{"id":"a"},{"id":"b"}]}"#);
+    let (mut hash, mut node, mut by_key) = (0u64, u32::MAX, u32::MAX);
+    let mut out = [u32::MAX; 3];
+    unsafe {
+        assert_eq!(kr_key_hash(r, b"k".as_ptr(), 1, &mut hash), OK);
+        assert_eq!(kr_route_hash(r, hash, &mut node), OK);
+        assert_eq!(kr_route(r, b"k".as_ptr(), 1, &mut by_key), OK);
+        let hashes = [hash, 1, u64::MAX];
+        assert_eq!(kr_route_hash_batch(r, hashes.as_ptr(), 3, out.as_mut_ptr(), 3), OK);
+        assert_eq!(kr_route_hash_batch(r, hashes.as_ptr(), 3, out.as_mut_ptr(), 2), code(ErrorCode::BufferTooSmall));
+        assert_eq!(kr_route_hash_batch(r, null(), 0, null_mut(), 0), OK);
+        assert_eq!(kr_route_hash_batch(r, null(), 1, out.as_mut_ptr(), 3), code(ErrorCode::NullPointer));
+        assert_eq!(kr_key_hash(r, null(), 1, &mut hash), code(ErrorCode::NullPointer));
+        kr_router_free(r);
+    }
+    assert_eq!(node, by_key);
+    assert_eq!(out[0], by_key);
+}
+
+#[test]
+fn ownership_and_diffs_fill_caller_buffers() {
+    use crate::analysis::{
+        kr_diff_flows, kr_diff_free, kr_diff_moved_arcs, kr_diff_new, kr_diff_nodes, kr_diff_summary, kr_ownership,
+    };
+    use crate::{KR_NO_NODE, KrDiffFigures, KrFlow, KrMovedArc, KrNodeChange, KrOwnershipSummary};
+    let a = from_json(r#"{"algorithm":"ring","params":{"points_per_weight":4},"nodes":[{"id":"a"},{"id":"b"}]}"#);
+    let b = from_json(
+        r#"{"algorithm":"ring","params":{"points_per_weight":4},"nodes":[{"id":"a"},{"id":"b"},{"id":"c"}]}"#,
+    );
+    let mut shares = [0.0f64; 3];
+    let mut own = KrOwnershipSummary::default();
+    let mut d = null_mut();
+    let mut fig = KrDiffFigures::default();
+    let mut count = 0usize;
+    unsafe {
+        assert_eq!(kr_ownership(b, shares.as_mut_ptr(), 3, &mut own), OK);
+        assert_eq!(kr_ownership(b, shares.as_mut_ptr(), 2, &mut own), code(ErrorCode::BufferTooSmall));
+        assert_eq!(kr_diff_new(a, b, &mut d), OK);
+        assert_eq!(kr_diff_summary(d, &mut fig), OK);
+        assert_eq!(kr_diff_flows(d, null_mut(), 0, &mut count), code(ErrorCode::BufferTooSmall));
+    }
+    assert!((shares.iter().sum::<f64>() - 1.0).abs() < 1e-9);
+    assert_eq!(count, fig.flow_count);
+    let mut flows = vec![KrFlow::default(); count];
+    let mut nodes = vec![KrNodeChange::default(); fig.node_count];
+    let mut arcs = vec![KrMovedArc::default(); fig.moved_arc_count];
+    unsafe {
+        assert_eq!(kr_diff_flows(d, flows.as_mut_ptr(), flows.len(), &mut count), OK);
+        assert_eq!(kr_diff_nodes(d, nodes.as_mut_ptr(), nodes.len(), &mut count), OK);
+        assert_eq!(kr_diff_moved_arcs(d, arcs.as_mut_ptr(), arcs.len(), &mut count), OK);
+        assert_eq!(kr_diff_nodes(d, null_mut(), 3, &mut count), code(ErrorCode::NullPointer));
+        kr_diff_free(d);
+        kr_diff_free(null_mut());
+        kr_router_free(a);
+        kr_router_free(b);
+    }
+    assert!((flows.iter().map(|f| f.share).sum::<f64>() - 1.0).abs() < 1e-9);
+    assert_eq!(nodes.len(), 3);
+    assert_eq!((nodes[2].from_index, nodes[2].to_index), (KR_NO_NODE, 2));
+    assert!((nodes[2].gained - fig.moved).abs() < 1e-9);
+    assert!(arcs.iter().all(|m| m.to_index == 2 && m.start <= m.end));
+}

@@ -67,6 +67,53 @@ fn lookups_allocate_nothing() {
     unsafe { kr_router_free(r) };
 }
 
+/// Routing through a transition and routing by hash allocate nothing either, as their docs say
+/// (ring and jump, at every progress the test sets; setting a progress is allowed to).
+#[test]
+fn transition_and_hash_lookups_allocate_nothing() {
+    use crate::hashed::{kr_key_hash, kr_route_hash, kr_route_hash_batch};
+    use crate::transition::{
+        kr_transition_free, kr_transition_has_cut_over, kr_transition_new, kr_transition_route,
+        kr_transition_route_with_fallback, kr_transition_set_progress,
+    };
+    let a = router(r#"{"algorithm":"ring","nodes":[{"id":"a"},{"id":"b"},{"id":"c"}]}"#);
+    let b = router(r#"{"algorithm":"ring","nodes":[{"id":"a"},{"id":"b"},{"id":"c"},{"id":"d"}]}"#);
+    let jump = router(r#"{"algorithm":"jump","nodes":[{"id":"a"},{"id":"b"},{"id":"c"}]}"#);
+    let mut t = std::ptr::null_mut();
+    assert_eq!(unsafe { kr_transition_new(a, b, 0.0, &mut t) }, 0);
+    let keys: Vec<String> = (0..1000).map(|i| format!("user:{i}")).collect();
+    let mut hashes = vec![0u64; keys.len()];
+    let mut out = vec![0u32; keys.len()];
+    let mut cut_over = 0;
+    for progress in [0.0, 0.5, 1.0] {
+        assert_eq!(unsafe { kr_transition_set_progress(t, progress) }, 0);
+        let before = allocations();
+        for (k, h) in keys.iter().zip(hashes.iter_mut()) {
+            let (mut node, mut cut) = (0u32, false);
+            let mut placed = crate::KrPlacement::default();
+            assert_eq!(unsafe { kr_transition_route(t, k.as_ptr(), k.len(), &mut node) }, 0);
+            assert_eq!(unsafe { kr_transition_route_with_fallback(t, k.as_ptr(), k.len(), &mut placed) }, 0);
+            assert_eq!(unsafe { kr_transition_has_cut_over(t, k.as_ptr(), k.len(), &mut cut) }, 0);
+            cut_over += usize::from(placed.has_previous);
+            for r in [a, jump] {
+                assert_eq!(unsafe { kr_key_hash(r, k.as_ptr(), k.len(), h) }, 0);
+                assert_eq!(unsafe { kr_route_hash(r, *h, &mut node) }, 0);
+            }
+        }
+        for r in [a, jump] {
+            assert_eq!(unsafe { kr_route_hash_batch(r, hashes.as_ptr(), hashes.len(), out.as_mut_ptr(), out.len()) }, 0);
+        }
+        assert_eq!(allocations(), before, "a successful lookup allocated at progress {progress}");
+    }
+    assert!(cut_over > 0, "no key cut over: the transition was not exercised");
+    unsafe {
+        kr_transition_free(t);
+        kr_router_free(a);
+        kr_router_free(b);
+        kr_router_free(jump);
+    }
+}
+
 /// `kr_replicas` allocates exactly when its doc says: never for rings, Maglev and slot tables
 /// with up to 32 replicas; one scratch ranking for the algorithms that rank every node; one
 /// scratch set above 32 replicas. Every algorithm and preset that has replicas is covered.
@@ -114,7 +161,8 @@ fn a_panic_becomes_internal_with_a_message() {
 #[test]
 fn the_committed_header_lists_every_code_of_the_error_table() {
     let header = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/include/keyroute.h")).unwrap();
-    let listed: Vec<(String, u32)> = header
+    let statuses = header.split("enum kr_status_code {").nth(1).and_then(|rest| rest.split("};").next()).unwrap();
+    let listed: Vec<(String, u32)> = statuses
         .lines()
         .filter_map(|l| l.trim().strip_prefix("KR_"))
         .filter_map(|l| {
