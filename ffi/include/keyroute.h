@@ -1030,11 +1030,11 @@ kr_status kr_transition_node_id(const kr_transition *transition,
                                 size_t *id_len);
 
 /**
- * The share of keys each node of `router` owns: `shares[i]` receives node `i`'s (they sum to
- * 1) and `*summary` (may be NULL) the balance and how the shares were obtained. Rings, Maglev
- * and slot tables are measured exactly on the key-hash space, jump, modulo and rendezvous in
- * closed form, the rest from sample keys (`summary->method` says which). Allocates while it
- * measures.
+ * The share of keys each node of `router` owns: `shares[i]` receives node `i`'s (the shares
+ * sum to 1) and `*summary` (may be NULL) the balance and how the shares were obtained. Rings,
+ * Maglev and slot tables are measured exactly on the key-hash space, jump, modulo and
+ * rendezvous in closed form, the rest from sample keys (`summary->method` says which).
+ * Allocates while it measures.
  *
  * Errors: `KR_BUFFER_TOO_SMALL` when `shares_len` is below the node count
  * (`kr_router_node_count`; nothing is written), `KR_NULL_POINTER`.
@@ -1067,7 +1067,7 @@ kr_status kr_ownership(const kr_router *router,
 kr_status kr_diff_new(const kr_router *from, const kr_router *to, kr_diff **diff);
 
 /**
- * The diff's figures: `*summary` receives the moved share, the least any router could move,
+ * The diff's figures: `*figures` receives the moved share, the least any router could move,
  * the method, and how many flows, nodes and moved arcs the other calls give.
  *
  * Errors: `KR_NULL_POINTER`.

@@ -9,8 +9,8 @@ use keyroute_bindings::{Error, ErrorCode};
 
 use crate::boundary::{call, error, get, get_mut, router, too_long};
 use crate::{
-    KrAnalysisMethod, KrDiff, KrDiffFigures, KrFlow, KrMovedArc, KrNodeChange, KrOwnershipSummary, KrRouter,
-    KrStatus, KR_NO_NODE,
+    KR_NO_NODE, KrAnalysisMethod, KrDiff, KrDiffFigures, KrFlow, KrMovedArc, KrNodeChange, KrOwnershipSummary,
+    KrRouter, KrStatus,
 };
 
 /// The C form of an analysis method, and its number of sample keys (0 unless sampled).
@@ -52,11 +52,11 @@ unsafe fn buffer<'a, T>(ptr: *mut T, len: usize, needed: usize, what: &str) -> R
     Ok(unsafe { std::slice::from_raw_parts_mut(ptr, needed) })
 }
 
-/// The share of keys each node of `router` owns: `shares[i]` receives node `i`'s (they sum to
-/// 1) and `*summary` (may be NULL) the balance and how the shares were obtained. Rings, Maglev
-/// and slot tables are measured exactly on the key-hash space, jump, modulo and rendezvous in
-/// closed form, the rest from sample keys (`summary->method` says which). Allocates while it
-/// measures.
+/// The share of keys each node of `router` owns: `shares[i]` receives node `i`'s (the shares
+/// sum to 1) and `*summary` (may be NULL) the balance and how the shares were obtained. Rings,
+/// Maglev and slot tables are measured exactly on the key-hash space, jump, modulo and
+/// rendezvous in closed form, the rest from sample keys (`summary->method` says which).
+/// Allocates while it measures.
 ///
 /// Errors: `KR_BUFFER_TOO_SMALL` when `shares_len` is below the node count
 /// (`kr_router_node_count`; nothing is written), `KR_NULL_POINTER`.
@@ -246,7 +246,12 @@ unsafe fn copy_out<T: Copy>(items: &[T], buf: *mut T, len: usize, count: *mut us
 /// `kr_flow`s (NULL only when `flows_len` is 0); `count` must be NULL or point to a writable
 /// `size_t`.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn kr_diff_flows(diff: *const KrDiff, flows: *mut KrFlow, flows_len: usize, count: *mut usize) -> KrStatus {
+pub unsafe extern "C" fn kr_diff_flows(
+    diff: *const KrDiff,
+    flows: *mut KrFlow,
+    flows_len: usize,
+    count: *mut usize,
+) -> KrStatus {
     call(|| {
         // SAFETY: `diff` is NULL or a live diff handle, as this function's `# Safety` requires.
         let d = unsafe { handle(diff) }?;

@@ -20,7 +20,12 @@ use crate::{KrRouter, KrStatus};
 /// `router` must be NULL or a live handle; `key` must point to `key_len` readable bytes (NULL
 /// only when `key_len` is 0); `hash` must be NULL or point to a writable `uint64_t`.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn kr_key_hash(router: *const KrRouter, key: *const u8, key_len: usize, hash: *mut u64) -> KrStatus {
+pub unsafe extern "C" fn kr_key_hash(
+    router: *const KrRouter,
+    key: *const u8,
+    key_len: usize,
+    hash: *mut u64,
+) -> KrStatus {
     call(|| {
         // SAFETY: `router` is NULL or a live router handle, as this function's `# Safety` requires.
         let r = unsafe { self::router(router) }?;

@@ -101,7 +101,10 @@ fn transition_and_hash_lookups_allocate_nothing() {
             }
         }
         for r in [a, jump] {
-            assert_eq!(unsafe { kr_route_hash_batch(r, hashes.as_ptr(), hashes.len(), out.as_mut_ptr(), out.len()) }, 0);
+            assert_eq!(
+                unsafe { kr_route_hash_batch(r, hashes.as_ptr(), hashes.len(), out.as_mut_ptr(), out.len()) },
+                0
+            );
         }
         assert_eq!(allocations(), before, "a successful lookup allocated at progress {progress}");
     }

@@ -235,7 +235,10 @@ pub unsafe extern "C" fn kr_transition_node_id(
         // SAFETY: `id` is NULL or writable and not aliased; `id_len` is NULL or writable and not aliased, as this function's `# Safety` requires.
         let (id, id_len) = unsafe { (get_mut(id, "id")?, get_mut(id_len, "id_len")?) };
         let node = t.ids.get(index as usize).ok_or_else(|| {
-            error(ErrorCode::NodeOutOfRange, format!("node index {index} out of range (the transition has {})", t.ids.len()))
+            error(
+                ErrorCode::NodeOutOfRange,
+                format!("node index {index} out of range (the transition has {})", t.ids.len()),
+            )
         })?;
         *id = node.as_ptr().cast::<c_char>();
         *id_len = node.len();

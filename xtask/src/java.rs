@@ -205,7 +205,9 @@ pub fn native(header: &str) -> Result<Output, String> {
          public classes share.",
         "",
     ));
-    out.push_str("final class KrNative {\n  private KrNative() {}\n\n  static {\n    KrLibrary.register(KrNative.class);\n  }\n");
+    out.push_str(
+        "final class KrNative {\n  private KrNative() {}\n\n  static {\n    KrLibrary.register(KrNative.class);\n  }\n",
+    );
     out.push_str("\n  // ---------------------------------------------------------------- constants\n");
     for (name, value) in &decls.constants {
         let (ty, literal) = java_constant(value);
@@ -471,12 +473,8 @@ fn normalise(s: &str) -> String {
 fn parse_statement(decls: &mut Decls, s: &str) -> Result<(), String> {
     if let Some(rest) = s.strip_prefix("typedef struct{") {
         let (body, name) = rest.rsplit_once('}').ok_or_else(|| format!("keyroute.h: struct: {s}"))?;
-        let fields = body
-            .split(';')
-            .map(str::trim)
-            .filter(|f| !f.is_empty())
-            .map(param)
-            .collect::<Result<Vec<_>, _>>()?;
+        let fields =
+            body.split(';').map(str::trim).filter(|f| !f.is_empty()).map(param).collect::<Result<Vec<_>, _>>()?;
         decls.structs.push(CStruct { name: name.trim().to_owned(), fields });
     } else if let Some(rest) = s.strip_prefix("typedef struct ") {
         match rest.split_whitespace().collect::<Vec<_>>().as_slice() {
@@ -516,7 +514,12 @@ fn parse_statement(decls: &mut Decls, s: &str) -> Result<(), String> {
         if !p.name.starts_with("kr_") {
             return Err(format!("keyroute.h: a function outside the kr_ prefix: {s}"));
         }
-        decls.functions.push(CFunction { name: p.name, ret: p.ty, params: params_of(params)?, c_decl: s.replace(',', ", ") });
+        decls.functions.push(CFunction {
+            name: p.name,
+            ret: p.ty,
+            params: params_of(params)?,
+            c_decl: s.replace(',', ", "),
+        });
     } else {
         return Err(format!("keyroute.h: a declaration the Java generator does not know: {s}"));
     }
@@ -543,7 +546,8 @@ fn param(decl: &str) -> Result<CParam, String> {
 /// `const uint8_t *` → `uint8_t` behind one pointer (constness does not change the mapping).
 fn ctype(ty: &str) -> Result<CType, String> {
     let pointers = ty.matches('*').count();
-    let words: Vec<&str> = ty.split(|c: char| c == '*' || c.is_whitespace()).filter(|w| !w.is_empty() && *w != "const").collect();
+    let words: Vec<&str> =
+        ty.split(|c: char| c == '*' || c.is_whitespace()).filter(|w| !w.is_empty() && *w != "const").collect();
     match words.as_slice() {
         [base] => Ok(CType { base: (*base).to_owned(), pointers }),
         _ => Err(format!("keyroute.h: a type the Java generator does not know: {ty}")),
