@@ -213,6 +213,24 @@ pub fn native(header: &str) -> Result<Output, String> {
         let (ty, literal) = java_constant(value);
         out.push_str(&format!("\n  /** {{@code {name}}} = {value} */\n  static final {ty} {name} = {literal};\n"));
     }
+    // The names of an enum's values, where its constants are qualified by the enum's name
+    // (`KR_ANALYSIS_METHOD_SLOT_SHARE` -> "slot_share"): the snake_case names every surface reports.
+    for (name, items) in &decls.enums {
+        let prefix = format!("{}_", name.to_ascii_uppercase());
+        let names: Option<Vec<(String, &String)>> = items
+            .iter()
+            .map(|(c, v)| c.strip_prefix(prefix.as_str()).map(|rest| (rest.to_ascii_lowercase(), v)))
+            .collect();
+        let Some(names) = names else { continue };
+        out.push_str(&format!(
+            "\n  /** The snake_case name of a {{@code {name}}} value, or null for a number that is not one. */\n  \
+             static String {name}_name(int value) {{\n    switch (value) {{\n"
+        ));
+        for (text, value) in names {
+            out.push_str(&format!("      case {value}:\n        return {};\n", quoted(&text)));
+        }
+        out.push_str("      default:\n        return null;\n    }\n  }\n");
+    }
     out.push_str("\n  // ---------------------------------------------------------------- callback types\n");
     for cb in &decls.callbacks {
         let params = cb
@@ -279,6 +297,8 @@ pub fn native(header: &str) -> Result<Output, String> {
 struct Decls {
     /// Integer macros and enum constants: name, value.
     constants: Vec<(String, String)>,
+    /// C enums: name, and their constants (name, value).
+    enums: Vec<(String, Vec<(String, String)>)>,
     /// Opaque handle types (`typedef struct kr_router kr_router;`).
     opaque: Vec<String>,
     /// `typedef <integer type> name;` (statuses, C enums): name, the integer type.
@@ -498,8 +518,9 @@ fn parse_statement(decls: &mut Decls, s: &str) -> Result<(), String> {
             }
         }
     } else if let Some(rest) = s.strip_prefix("enum ") {
-        let (_, body) = rest.split_once('{').ok_or_else(|| format!("keyroute.h: enum: {s}"))?;
+        let (enum_name, body) = rest.split_once('{').ok_or_else(|| format!("keyroute.h: enum: {s}"))?;
         let body = body.strip_suffix('}').ok_or_else(|| format!("keyroute.h: enum: {s}"))?;
+        let mut items = Vec::new();
         for item in body.split(',').map(str::trim).filter(|i| !i.is_empty()) {
             let (name, value) = item.split_once('=').ok_or_else(|| format!("keyroute.h: enum constant: {item}"))?;
             let value = value.trim();
@@ -507,7 +528,9 @@ fn parse_statement(decls: &mut Decls, s: &str) -> Result<(), String> {
                 return Err(format!("keyroute.h: enum constant {name} = {value}"));
             }
             decls.constants.push((name.trim().to_owned(), value.to_owned()));
+            items.push((name.trim().to_owned(), value.to_owned()));
         }
+        decls.enums.push((enum_name.trim().to_owned(), items));
     } else if let Some((head, params)) = s.split_once('(') {
         let params = params.strip_suffix(')').ok_or_else(|| format!("keyroute.h: function: {s}"))?;
         let p = param(head)?;

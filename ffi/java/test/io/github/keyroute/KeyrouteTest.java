@@ -1,5 +1,5 @@
 // The Java package's own tests: every public method of Router, Router.Builder, SharedRouter,
-// BoundedLoad and Keyroute, every error kind of the table (mapped to its typed exception and
+// BoundedLoad, Transition, Ownership, Diff and Keyroute, every error kind of the table (mapped to its typed exception and
 // checked against the library's own names, and raised through the API wherever the C ABI can
 // produce it from Java), closing and the Cleaner (no leak: VmRSS stays flat over 200,000
 // routers), and the thread-safety the C ABI documents (routing while another thread swaps,
@@ -217,6 +217,14 @@ public final class KeyrouteTest {
         r.handle.leave();
       }
     }
+    try (Router rdv = Router.fromJson("{\"algorithm\":\"rendezvous\",\"nodes\":[{\"id\":\"a\"}]}")) {
+      expect("route hash unsupported (keyHash)", RouteHashUnsupportedException.class, "route_hash_unsupported",
+          () -> rdv.keyHash("k"));
+      expect("route hash unsupported (routeHash)", RouteHashUnsupportedException.class, "route_hash_unsupported",
+          () -> rdv.routeHash(1));
+      expect("route hash unsupported (routeHashBatch)", RouteHashUnsupportedException.class, "route_hash_unsupported",
+          () -> rdv.routeHashBatch(new long[] {1, 2}));
+    }
     List<String> none = new ArrayList<>();
     for (ErrorCode kind : ErrorCode.values()) {
       if (!raised.contains(kind.codeName())) {
@@ -224,10 +232,9 @@ public final class KeyrouteTest {
       }
     }
     // What is left cannot come out of the C ABI for a Java caller: the CLI's io and
-    // invalid_argument, the type checks of dynamic languages, route_hash (not in the C ABI),
-    // allocation failure (test_oom.c covers it in C) and a caught panic.
-    List<String> expectedNone = List.of("route_hash_unsupported", "invalid_type", "io", "out_of_memory", "invalid_argument",
-        "internal");
+    // invalid_argument, the type checks of dynamic languages, allocation failure (test_oom.c
+    // covers it in C) and a caught panic.
+    List<String> expectedNone = List.of("invalid_type", "io", "out_of_memory", "invalid_argument", "internal");
     check("raised through the API: every kind but " + expectedNone + " (not raised: " + none + ")",
         new HashSet<>(none).equals(new HashSet<>(expectedNone)));
   }
@@ -571,6 +578,143 @@ public final class KeyrouteTest {
         other.get() == 0 && answered.get() + refused.get() == 50 * 3 * 2_000 && refused.get() > 0);
   }
 
+
+  // ------------------------------------------------------------------ transitions, hashes, analysis
+  static final String RING_ABC = "{\"algorithm\":\"ring\",\"nodes\":[{\"id\":\"a\"},{\"id\":\"b\"},{\"id\":\"c\"}]}";
+  static final String RING_ABCD =
+      "{\"algorithm\":\"ring\",\"nodes\":[{\"id\":\"a\"},{\"id\":\"b\"},{\"id\":\"c\"},{\"id\":\"d\"}]}";
+
+  static void transitions() throws Exception {
+    try (Router a = Router.fromJson(RING_ABC); Router b = Router.fromJson(RING_ABCD)) {
+      Transition t = new Transition(a, b, 0.0);
+      check("transition nodes: A's, then B's new ones", t.nodeIds().equals(List.of("a", "b", "c", "d")));
+      check("transition progress 0", t.progress() == 0.0);
+      boolean likeA = true;
+      boolean likeB = true;
+      boolean fallbacks = true;
+      int cutHalf = 0;
+      int cutEnd = 0;
+      for (int i = 0; i < 1000; i++) {
+        String k = "key-" + i;
+        Transition.Placement p = t.routeWithFallback(k);
+        likeA &= t.route(k).equals(a.routeId(k)) && p.owner().equals(a.routeId(k)) && p.previous() == null
+            && !t.hasCutOver(k) && t.route(k.getBytes(StandardCharsets.UTF_8)).equals(t.route(k));
+      }
+      t.setProgress(0.5);
+      check("transition progress 0.5", t.progress() == 0.5);
+      for (int i = 0; i < 1000; i++) {
+        String k = "key-" + i;
+        Transition.Placement p = t.routeWithFallback(k);
+        if (p.previous() != null) {
+          cutHalf++;
+          fallbacks &= p.owner().equals(b.routeId(k)) && p.previous().equals(a.routeId(k)) && t.hasCutOver(k);
+        }
+      }
+      t.setProgress(1.0);
+      for (int i = 0; i < 1000; i++) {
+        String k = "key-" + i;
+        Transition.Placement p = t.routeWithFallback(k);
+        likeB &= p.owner().equals(b.routeId(k)) && t.nodeId(t.routeIndex(k)).equals(p.owner());
+        cutEnd += p.previous() != null ? 1 : 0;
+      }
+      check("transition at 0 routes as A, with no fallback", likeA);
+      check("transition at 1 routes as B", likeB);
+      check("transition fallbacks name B's and A's owners", fallbacks);
+      check("transition moves about a quarter, half of it by 0.5 (" + cutHalf + ", " + cutEnd + ")",
+          cutEnd > 150 && cutEnd < 350 && cutHalf > cutEnd / 4 && cutHalf < cutEnd * 3 / 4);
+      expect("transition progress above 1", InvalidParameterException.class, "invalid_parameter", () -> t.setProgress(1.5));
+      expect("transition progress NaN", InvalidParameterException.class, "invalid_parameter", () -> t.setProgress(Double.NaN));
+      check("a refused progress keeps the transition's", t.progress() == 1.0);
+      expect("transition node out of range", NodeOutOfRangeException.class, "node_out_of_range", () -> t.nodeId(4));
+      expect("transition null key", KeyrouteNullPointerException.class, "null_pointer", () -> t.route((String) null));
+      expect("new transition at -0.5", InvalidParameterException.class, "invalid_parameter",
+          () -> new Transition(a, b, -0.5).close());
+      expect("new transition from null", KeyrouteNullPointerException.class, "null_pointer",
+          () -> new Transition(null, b, 0).close());
+      t.close();
+      t.close(); // idempotent
+      check("a closed transition says so", t.isClosed() && t.toString().contains("closed"));
+      expectState("a closed transition refuses calls", () -> t.route("k"));
+    }
+  }
+
+  static void hashesAndAnalysis() throws Exception {
+    try (Router a = Router.fromJson(RING_ABC); Router b = Router.fromJson(RING_ABCD);
+        Router jump = Router.fromJson("{\"algorithm\":\"jump\",\"params\":{\"key_hash\":\"u64be\"},\"nodes\":"
+            + "[{\"id\":\"a\"},{\"id\":\"b\"},{\"id\":\"c\"},{\"id\":\"d\"}]}")) {
+      long[] hashes = new long[200];
+      boolean agree = true;
+      for (int i = 0; i < hashes.length; i++) {
+        String k = "user:" + i;
+        hashes[i] = a.keyHash(k);
+        agree &= a.routeHash(hashes[i]) == a.route(k) && a.keyHash(k.getBytes(StandardCharsets.UTF_8)) == hashes[i];
+      }
+      int[] batch = a.routeHashBatch(hashes);
+      for (int i = 0; i < hashes.length; i++) {
+        agree &= batch[i] == a.route("user:" + i);
+      }
+      check("routing a key's hash routes the key, one at a time and in a batch", agree);
+      byte[] two = {0, 0, 0, 0, 0, 0, 0, 2};
+      check("jump over u64be keys hashes a key to itself", jump.keyHash(two) == 2 && jump.routeHash(2) == jump.route(two));
+      expect("key hash of a refused key", InvalidKeyException.class, "invalid_key", () -> jump.keyHash("short"));
+      check("an empty hash batch", a.routeHashBatch(new long[0]).length == 0);
+      expect("null hash batch", KeyrouteNullPointerException.class, "null_pointer", () -> a.routeHashBatch(null));
+
+      Ownership own = b.ownership();
+      double sum = 0;
+      for (double share : own.shares()) {
+        sum += share;
+      }
+      check("ownership shares sum to 1 (" + sum + ")", Math.abs(sum - 1) < 1e-9);
+      check("ownership of a ring is exact", own.method().equals("exact") && own.sampleKeys() == 0);
+      check("ownership by id", own.nodeIds().equals(List.of("a", "b", "c", "d")) && own.share("d") == own.shares()[3]
+          && own.share("nope") == 0);
+      check("ownership balance", own.maxOverMean() >= 1 && own.minOverMean() <= 1 && own.cv() >= 0);
+      try (Router probe = Router.fromJson("{\"algorithm\":\"multi-probe\",\"nodes\":[{\"id\":\"a\"},{\"id\":\"b\"}]}")) {
+        Ownership sampled = probe.ownership();
+        check("ownership of multi-probe is sampled", sampled.method().equals("sampled") && sampled.sampleKeys() > 0);
+      }
+      check("ownership of jump is expected", jump.ownership().method().equals("expected"));
+
+      Diff d = a.diff(b);
+      check("diff method exact", d.method().equals("exact") && d.sampleKeys() == 0);
+      check("diff ideal 1/4", Math.abs(d.idealMoved() - 0.25) < 1e-12);
+      check("diff moves about 1/4 (" + d.moved() + ")", Math.abs(d.moved() - 0.25) < 0.05);
+      double flowSum = 0;
+      double onto = 0;
+      boolean onlyToD = true;
+      for (Diff.Flow f : d.flows()) {
+        flowSum += f.share();
+        if (f.moved()) {
+          onto += f.share();
+          onlyToD &= f.to().equals("d") && f.toIndex() == 3;
+        } else {
+          onlyToD &= f.from().equals(f.to());
+        }
+      }
+      check("diff flows sum to 1", Math.abs(flowSum - 1) < 1e-9);
+      check("diff moved flows all go to d and add up to moved", onlyToD && Math.abs(onto - d.moved()) < 1e-9);
+      List<String> ids = new ArrayList<>();
+      boolean rows = true;
+      for (Diff.NodeChange n : d.nodes()) {
+        ids.add(n.id());
+        rows &= Math.abs(n.after() - n.before() - (n.gained() - n.lost())) < 1e-9;
+      }
+      Diff.NodeChange nd = d.nodes().get(3);
+      check("diff nodes: A's, then d", ids.equals(List.of("a", "b", "c", "d")) && rows);
+      check("diff: d is new and gains what moves",
+          nd.fromIndex() == -1 && nd.toIndex() == 3 && nd.before() == 0 && Math.abs(nd.gained() - d.moved()) < 1e-9);
+      boolean arcs = !d.movedArcs().isEmpty();
+      for (Diff.MovedArc m : d.movedArcs()) {
+        arcs &= m.to().equals("d") && Long.compareUnsigned(m.start(), m.end()) <= 0;
+      }
+      check("diff moved arcs all go to d", arcs);
+      Diff none = a.diff(a);
+      check("a diff with itself moves nothing", none.moved() == 0 && none.movedArcs().isEmpty() && none.nodes().size() == 3);
+      expect("diff with null", KeyrouteNullPointerException.class, "null_pointer", () -> a.diff(null));
+    }
+  }
+
   public static void main(String[] args) throws Exception {
     System.out.println("keyroute " + Keyroute.version() + " from " + Keyroute.librarySource());
     errorTable();
@@ -579,6 +723,8 @@ public final class KeyrouteTest {
     shared();
     bounded();
     lifetimes();
+    transitions();
+    hashesAndAnalysis();
     System.out.println(passed + " passed, " + failed + " failed");
     System.exit(failed == 0 ? 0 : 1);
   }

@@ -131,6 +131,22 @@ final class KrNative {
   /** {@code KR_ANALYSIS_METHOD_SAMPLED} = 3 */
   static final int KR_ANALYSIS_METHOD_SAMPLED = 3;
 
+  /** The snake_case name of a {@code kr_analysis_method} value, or null for a number that is not one. */
+  static String kr_analysis_method_name(int value) {
+    switch (value) {
+      case 0:
+        return "exact";
+      case 1:
+        return "slot_share";
+      case 2:
+        return "expected";
+      case 3:
+        return "sampled";
+      default:
+        return null;
+    }
+  }
+
   // ---------------------------------------------------------------- callback types
 
   /** {@code typedef void(*kr_hot_key_fn)(void *context, const uint8_t *key, size_t key_len, uint32_t count)} */

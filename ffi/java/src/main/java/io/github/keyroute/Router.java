@@ -292,6 +292,103 @@ public final class Router implements AutoCloseable {
     return slot(KrLibrary.key(key));
   }
 
+  /**
+   * The 64-bit number this router routes {@code key} on (XXH3-64 for the native ring, jump, Maglev
+   * and modulo; the peer's key hash for ring presets; the key itself for jump over {@code u64be}
+   * keys): {@link #routeHash(long)} of it is the key's owner.
+   *
+   * @throws RouteHashUnsupportedException for algorithms that do not route on one 64-bit hash
+   *     (rendezvous, multi-probe, slots, presets that check or rewrite keys)
+   */
+  public long keyHash(byte[] key) {
+    long[] hash = new long[1];
+    long p = handle.enter();
+    try {
+      KrLibrary.check(KrNative.kr_key_hash(p, KrLibrary.nonNull(key, "key"), key.length, hash));
+    } finally {
+      handle.leave();
+    }
+    return hash[0];
+  }
+
+  /** As {@link #keyHash(byte[])}, for a text key (its UTF-8). */
+  public long keyHash(String key) {
+    return keyHash(KrLibrary.key(key));
+  }
+
+  /**
+   * The owner of any key whose {@link #keyHash(byte[])} is {@code hash}.
+   *
+   * @throws RouteHashUnsupportedException as {@link #keyHash(byte[])}
+   */
+  public int routeHash(long hash) {
+    int[] node = new int[1];
+    long p = handle.enter();
+    try {
+      KrLibrary.check(KrNative.kr_route_hash(p, hash, node));
+    } finally {
+      handle.leave();
+    }
+    return node[0];
+  }
+
+  /**
+   * Routes every hash in one native call: {@code result[i]} is the owner of {@code hashes[i]}.
+   *
+   * @throws RouteHashUnsupportedException as {@link #keyHash(byte[])}
+   */
+  public int[] routeHashBatch(long[] hashes) {
+    int[] nodes = new int[KrLibrary.nonNull(hashes, "hash array").length];
+    long p = handle.enter();
+    try {
+      KrLibrary.check(KrNative.kr_route_hash_batch(p, hashes, hashes.length, nodes, nodes.length));
+    } finally {
+      handle.leave();
+    }
+    return nodes;
+  }
+
+  /** The share of keys each node owns, and their balance (the library measures it; see {@link Ownership}). */
+  public Ownership ownership() {
+    List<String> ids = nodeIds();
+    double[] shares = new double[ids.size()];
+    KrNative.KrOwnershipSummary summary = new KrNative.KrOwnershipSummary();
+    long p = handle.enter();
+    try {
+      KrLibrary.check(KrNative.kr_ownership(p, shares, shares.length, summary.getPointer()));
+    } finally {
+      handle.leave();
+    }
+    summary.read();
+    return new Ownership(ids, shares, summary);
+  }
+
+  /**
+   * What changing from this router (view A) to {@code to} (view B) moves, nodes matched by id: the
+   * figures {@code keyroute plan} prints (see {@link Diff}).
+   *
+   * @throws InvalidKeyException when sample keys are needed and one of the routers refuses them
+   */
+  public Diff diff(Router to) {
+    long[] out = new long[1];
+    long a = handle.enter();
+    try {
+      long b = KrLibrary.nonNull(to, "router").handle.enter();
+      try {
+        KrLibrary.check(KrNative.kr_diff_new(a, b, out));
+      } finally {
+        to.handle.leave();
+      }
+    } finally {
+      handle.leave();
+    }
+    try {
+      return new Diff(this, to, out[0]);
+    } finally {
+      KrNative.kr_diff_free(out[0]);
+    }
+  }
+
   /** The number of nodes (routes are below it). */
   public int nodeCount() {
     int[] count = new int[1];
