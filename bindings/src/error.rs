@@ -239,6 +239,7 @@ impl From<keyroute::Error> for Error {
             E::InvalidKey(_) => ErrorCode::InvalidKey,
             E::BufferTooSmall => ErrorCode::BufferTooSmall,
             E::OutOfMemory => ErrorCode::OutOfMemory,
+            E::RouteHashUnsupported => ErrorCode::RouteHashUnsupported,
             _ => ErrorCode::Internal,
         };
         Self::new(code, e.to_string())

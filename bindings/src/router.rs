@@ -3,7 +3,7 @@
 use serde_json::{Map, Value};
 
 use crate::spec::Spec;
-use crate::{Error, ErrorCode, Limits, Result, presets, registry};
+use crate::{Error, ErrorCode, Limits, Result, registry};
 
 /// A router built from a topology spec. Immutable; share it freely between threads.
 #[derive(Debug, Clone)]
@@ -137,10 +137,13 @@ impl Router {
     /// The slot `key` falls in, for routers built on a slot table (`slots`, `redis-cluster`).
     #[must_use]
     pub fn slot(&self, key: &[u8]) -> Option<u32> {
-        match &self.core {
-            keyroute::Router::Slots(s) => Some(s.slot_fn().slot(key)),
-            other => presets::slot(other, key),
-        }
+        self.core.slot(key)
+    }
+
+    /// What this router supports ([`keyroute::Router::capabilities`]).
+    #[must_use]
+    pub fn capabilities(&self) -> keyroute::Capabilities {
+        self.core.capabilities()
     }
 
     /// The id of node `index`.
