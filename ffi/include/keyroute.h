@@ -141,6 +141,35 @@ enum kr_status_code {
 #define KR_NO_NODE 4294967295
 
 /**
+ * What a router does with node weights (`kr_capabilities`).
+ */
+enum kr_weights
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * Keys spread in proportion to the weights.
+   */
+  KR_WEIGHTS_HONOURED = 0,
+  /**
+   * Unequal weights are refused when the router is built (`KR_WEIGHTS_UNSUPPORTED`).
+   */
+  KR_WEIGHTS_REFUSED = 1,
+  /**
+   * Weights play no part (an explicit slot table); any value is accepted.
+   */
+  KR_WEIGHTS_IGNORED = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum kr_weights kr_weights;
+#else
+typedef uint32_t kr_weights;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * How analysis figures were obtained (`keyroute::analysis::Method`; the names every surface
  * reports are `exact`, `slot_share`, `expected` and `sampled`).
  */
@@ -256,6 +285,46 @@ typedef struct {
    */
   size_t len;
 } kr_key;
+
+/**
+ * What one built router supports (`kr_router_capabilities`).
+ */
+typedef struct {
+  /**
+   * What it does with weights.
+   */
+  kr_weights weights;
+  /**
+   * How `kr_ownership` obtains its shares (a diff between two routers of this kind is at best
+   * this exact).
+   */
+  kr_analysis_method analysis;
+  /**
+   * The sample keys `kr_ownership` routes when `analysis` is `KR_ANALYSIS_METHOD_SAMPLED`;
+   * else 0.
+   */
+  uint32_t sample_keys;
+  /**
+   * The slot count of a router built on a slot table (`kr_slot`); 0 for the others.
+   */
+  uint32_t slots;
+  /**
+   * Points per unit of weight of a native ring; 0 for the others.
+   */
+  uint32_t points_per_weight;
+  /**
+   * Whether it defines a replica order (`kr_replicas`, `kr_spread`).
+   */
+  bool replicas;
+  /**
+   * Whether it routes on one 64-bit key hash (`kr_key_hash`, `kr_route_hash`).
+   */
+  bool route_hash;
+  /**
+   * Whether it can move a slot table to a new topology with the fewest moves.
+   */
+  bool rebalance;
+} kr_capabilities;
 
 /**
  * Where a key routes during a transition (`kr_transition_route_with_fallback`).
@@ -752,6 +821,21 @@ kr_status kr_route_hash_batch(const kr_router *router,
                               size_t hash_count,
                               uint32_t *nodes,
                               size_t nodes_len);
+
+/**
+ * What `router` supports: `*capabilities` receives what it does with weights, whether it has a
+ * replica order (`kr_replicas`, `kr_spread`), whether it routes on one 64-bit key hash
+ * (`kr_key_hash`, `kr_route_hash`), its slot count when it is built on a slot table (`kr_slot`),
+ * how `kr_ownership` obtains its shares, its points per unit of weight when it is a native
+ * ring, and whether it can rebalance a slot table with the fewest moves. Allocates nothing.
+ *
+ * Errors: `KR_NULL_POINTER`.
+ *
+ * # Safety
+ * `router` must be NULL or a live handle; `capabilities` must be NULL or point to a writable
+ * `kr_capabilities`.
+ */
+kr_status kr_router_capabilities(const kr_router *router, kr_capabilities *capabilities);
 
 /**
  * Starts a spec for `algorithm`: a native algorithm (`ring`, `jump`, `rendezvous`, `maglev`,

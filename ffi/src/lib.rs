@@ -26,12 +26,14 @@
 //! - A `kr_router` is immutable and may be used by many threads at once; a `kr_shared_router`
 //!   swaps in a new router atomically while other threads keep routing.
 
-// The exports, in the header's order: errors, routers, routing by hash, builders, shared
-// routers, transitions, ownership and diffs, bounded loads, hot keys.
+// The exports, in the header's order: errors, routers, routing by hash, capabilities,
+// builders, shared routers, transitions, ownership and diffs, bounded loads, hot keys.
 mod boundary;
 mod router;
 
 mod hashed;
+
+mod capabilities;
 
 mod builder;
 
@@ -229,6 +231,43 @@ pub struct KrMovedArc {
     pub from_index: u32,
     /// Its owner's index in B.
     pub to_index: u32,
+}
+
+/// What a router does with node weights (`kr_capabilities`).
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum KrWeights {
+    /// Keys spread in proportion to the weights.
+    #[default]
+    Honoured = 0,
+    /// Unequal weights are refused when the router is built (`KR_WEIGHTS_UNSUPPORTED`).
+    Refused = 1,
+    /// Weights play no part (an explicit slot table); any value is accepted.
+    Ignored = 2,
+}
+
+/// What one built router supports (`kr_router_capabilities`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct KrCapabilities {
+    /// What it does with weights.
+    pub weights: KrWeights,
+    /// How `kr_ownership` obtains its shares (a diff between two routers of this kind is at best
+    /// this exact).
+    pub analysis: KrAnalysisMethod,
+    /// The sample keys `kr_ownership` routes when `analysis` is `KR_ANALYSIS_METHOD_SAMPLED`;
+    /// else 0.
+    pub sample_keys: u32,
+    /// The slot count of a router built on a slot table (`kr_slot`); 0 for the others.
+    pub slots: u32,
+    /// Points per unit of weight of a native ring; 0 for the others.
+    pub points_per_weight: u32,
+    /// Whether it defines a replica order (`kr_replicas`, `kr_spread`).
+    pub replicas: bool,
+    /// Whether it routes on one 64-bit key hash (`kr_key_hash`, `kr_route_hash`).
+    pub route_hash: bool,
+    /// Whether it can move a slot table to a new topology with the fewest moves.
+    pub rebalance: bool,
 }
 
 /// The index of a node a side lacks, in a `kr_node_change` (`UINT32_MAX`).

@@ -464,3 +464,19 @@ fn ownership_and_diffs_fill_caller_buffers() {
     assert!((nodes[2].gained - fig.moved).abs() < 1e-9);
     assert!(arcs.iter().all(|m| m.to_index == 2 && m.start <= m.end));
 }
+
+#[test]
+fn capabilities_fill_a_caller_struct() {
+    use crate::capabilities::kr_router_capabilities;
+    use crate::{KrCapabilities, KrWeights};
+    let r = from_json(r#"{"algorithm":"jump","nodes":[{"id":"a"},{"id":"b"}]}"#);
+    let mut c = KrCapabilities::default();
+    unsafe {
+        assert_eq!(kr_router_capabilities(r, &mut c), OK);
+        assert_eq!(kr_router_capabilities(r, null_mut()), code(ErrorCode::NullPointer));
+        assert_eq!(kr_router_capabilities(null(), &mut c), code(ErrorCode::NullPointer));
+        kr_router_free(r);
+    }
+    assert_eq!(c.weights, KrWeights::Refused);
+    assert!(c.route_hash && !c.replicas && c.slots == 0);
+}

@@ -212,3 +212,64 @@ fn the_header_and_the_library_have_the_workspace_version() {
     }
     assert!(patch == 0 || kr_version_compatible(major, minor, patch - 1));
 }
+
+/// `kr_router_capabilities` says what every algorithm's and preset's example router does, as the
+/// core decides it, and each claim holds when the C functions it names are called: route_hash
+/// exactly when `kr_key_hash` works, replicas exactly when `kr_replicas` does, slots exactly
+/// when `kr_slot` finds one, and ownership measured as `analysis` says.
+#[test]
+fn capabilities_match_what_the_router_does() {
+    use crate::analysis::kr_ownership;
+    use crate::capabilities::kr_router_capabilities;
+    use crate::hashed::kr_key_hash;
+    use crate::router::kr_slot;
+    use crate::{KrAnalysisMethod, KrCapabilities, KrOwnershipSummary, KrWeights};
+    let mut seen = std::collections::HashSet::new();
+    for algorithm in keyroute_bindings::registry::algorithms() {
+        let r = router(algorithm.example);
+        let mut c = KrCapabilities::default();
+        assert_eq!(unsafe { kr_router_capabilities(r, &mut c) }, 0, "{}", algorithm.name);
+        let core = keyroute_bindings::Router::from_json(algorithm.example).unwrap().capabilities();
+        assert_eq!(
+            c.weights,
+            match core.weights {
+                keyroute_bindings::core::Weights::Honoured => KrWeights::Honoured,
+                keyroute_bindings::core::Weights::Refused => KrWeights::Refused,
+                keyroute_bindings::core::Weights::Ignored => KrWeights::Ignored,
+            },
+            "{}",
+            algorithm.name
+        );
+        assert_eq!((c.replicas, c.route_hash, c.rebalance), (core.replicas, core.route_hash, core.rebalance));
+        assert_eq!((c.slots, c.points_per_weight), (core.slots.unwrap_or(0), core.points_per_weight.unwrap_or(0)));
+        let key = b"\0\0\0\0\0\0\0\x07"; // 8 bytes, which every algorithm and preset takes
+        let mut hash = 0u64;
+        let hashed = unsafe { kr_key_hash(r, key.as_ptr(), key.len(), &mut hash) };
+        assert_eq!(hashed == 0, c.route_hash, "{}: route_hash", algorithm.name);
+        let mut nodes = [0u32; 1];
+        let replicas = unsafe { kr_replicas(r, key.as_ptr(), key.len(), nodes.as_mut_ptr(), 1) };
+        assert_eq!(replicas != ErrorCode::ReplicasUnsupported.code(), c.replicas, "{}: replicas", algorithm.name);
+        let (mut has, mut slot) = (false, 0u32);
+        assert_eq!(unsafe { kr_slot(r, key.as_ptr(), key.len(), &mut has, &mut slot) }, 0);
+        assert_eq!(has, c.slots > 0, "{}: slots", algorithm.name);
+        assert!(!has || slot < c.slots, "{}: slot {slot} of {}", algorithm.name, c.slots);
+        let mut shares = vec![0.0; 64];
+        let mut own = KrOwnershipSummary::default();
+        assert_eq!(unsafe { kr_ownership(r, shares.as_mut_ptr(), shares.len(), &mut own) }, 0);
+        assert_eq!((own.method, own.sample_keys), (c.analysis, c.sample_keys), "{}: analysis", algorithm.name);
+        assert_eq!(c.sample_keys > 0, c.analysis == KrAnalysisMethod::Sampled);
+        seen.insert((c.analysis as u32, c.weights as u32, c.route_hash, c.replicas, c.slots > 0));
+        unsafe { kr_router_free(r) };
+    }
+    // The corpus of examples reaches every method and every answer of each flag.
+    let methods: std::collections::HashSet<u32> = seen.iter().map(|s| s.0).collect();
+    let weights: std::collections::HashSet<u32> = seen.iter().map(|s| s.1).collect();
+    assert_eq!(methods.len(), 4, "{seen:?}");
+    assert_eq!(weights.len(), 3, "{seen:?}");
+    type Seen = (u32, u32, bool, bool, bool);
+    let flags: [fn(&Seen) -> bool; 3] = [|s| s.2, |s| s.3, |s| s.4];
+    for flag in flags {
+        assert!(seen.iter().any(flag) && !seen.iter().all(flag), "{seen:?}");
+    }
+    assert_eq!(unsafe { kr_router_capabilities(std::ptr::null(), &mut KrCapabilities::default()) }, 18);
+}

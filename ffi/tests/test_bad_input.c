@@ -398,6 +398,15 @@ static void test_transitions_hashes_and_analysis(void) {
     CHECK_STATUS(kr_diff_moved_arcs(d, NULL, 0, &n), KR_OK); /* nothing moved: nothing to copy */
     CHECK(n == 0);
     kr_diff_free(d);
+
+    /* Capabilities. */
+    {
+        kr_capabilities c;
+        memset(&c, 0x5a, sizeof c);
+        CHECK_STATUS(kr_router_capabilities(NULL, &c), KR_NULL_POINTER);
+        CHECK_STATUS(kr_router_capabilities(r, NULL), KR_NULL_POINTER);
+        CHECK(c.slots == 0x5a5a5a5a);
+    }
     kr_router_free(r);
 }
 

@@ -1,6 +1,6 @@
 /* Unit tests of the C ABI: building (JSON and builder), routing, ids, batches, replicas,
  * slots, fingerprints, handles, status names, bounded loads, hot keys, transitions, routing by
- * key hash, ownership and diffs. Expected routes are pinned from the conformance
+ * key hash, ownership and diffs, capabilities. Expected routes are pinned from the conformance
  * vectors (native-ring-3, native-ring-zones, native-jump-u64be-4, native-slots-3). */
 #include <math.h>
 #include <stdint.h>
@@ -778,6 +778,42 @@ static void test_ownership_and_diff(void) {
     kr_router_free(probe);
 }
 
+static void test_capabilities(void) {
+    kr_router *ring = from_json(RING3);
+    kr_router *jump = from_json("{\"algorithm\":\"jump\",\"nodes\":[{\"id\":\"a\"},{\"id\":\"b\"}]}");
+    kr_router *slots = from_json("{\"algorithm\":\"slots\",\"nodes\":[{\"id\":\"cache-0\"},"
+                                 "{\"id\":\"cache-1\"}],\"params\":{\"count\":1024}}");
+    kr_router *probe = from_json("{\"algorithm\":\"multi-probe\",\"nodes\":[{\"id\":\"a\"},{\"id\":\"b\"}]}");
+    kr_capabilities c;
+
+    /* A native ring: weights, replicas, routing by hash, exact analysis, its points per weight. */
+    CHECK_STATUS(kr_router_capabilities(ring, &c), KR_OK);
+    CHECK(c.weights == KR_WEIGHTS_HONOURED && c.replicas && c.route_hash && c.slots == 0);
+    CHECK(c.analysis == KR_ANALYSIS_METHOD_EXACT && c.sample_keys == 0 && c.points_per_weight == 160);
+    CHECK(!c.rebalance);
+    /* Jump: equal weights only, no replica order, routes by hash, closed-form analysis. */
+    CHECK_STATUS(kr_router_capabilities(jump, &c), KR_OK);
+    CHECK(c.weights == KR_WEIGHTS_REFUSED && !c.replicas && c.route_hash && c.slots == 0);
+    CHECK(c.analysis == KR_ANALYSIS_METHOD_EXPECTED && c.points_per_weight == 0);
+    /* A slot table: its slot count, a minimal-move rebalance, no hash routing; its analysis is
+     * the method kr_ownership reports. */
+    CHECK_STATUS(kr_router_capabilities(slots, &c), KR_OK);
+    CHECK(c.slots == 1024 && !c.route_hash && c.rebalance && c.points_per_weight == 0);
+    {
+        double shares[2];
+        kr_ownership_summary own;
+        CHECK_STATUS(kr_ownership(slots, shares, 2, &own), KR_OK);
+        CHECK(own.method == c.analysis);
+    }
+    /* Multi-probe: analysed from sample keys, and says how many. */
+    CHECK_STATUS(kr_router_capabilities(probe, &c), KR_OK);
+    CHECK(c.analysis == KR_ANALYSIS_METHOD_SAMPLED && c.sample_keys > 0 && !c.route_hash);
+    kr_router_free(ring);
+    kr_router_free(jump);
+    kr_router_free(slots);
+    kr_router_free(probe);
+}
+
 int main(void) {
     test_route_and_ids();
     test_batch_matches_single();
@@ -793,5 +829,6 @@ int main(void) {
     test_transition();
     test_route_hash();
     test_ownership_and_diff();
+    test_capabilities();
     return check_finish();
 }

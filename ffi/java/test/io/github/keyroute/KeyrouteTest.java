@@ -1,5 +1,5 @@
 // The Java package's own tests: every public method of Router, Router.Builder, SharedRouter,
-// BoundedLoad, Transition, Ownership, Diff and Keyroute, every error kind of the table (mapped to its typed exception and
+// BoundedLoad, Transition, Ownership, Diff, Capabilities and Keyroute, every error kind of the table (mapped to its typed exception and
 // checked against the library's own names, and raised through the API wherever the C ABI can
 // produce it from Java), closing and the Cleaner (no leak: VmRSS stays flat over 200,000
 // routers), and the thread-safety the C ABI documents (routing while another thread swaps,
@@ -712,6 +712,20 @@ public final class KeyrouteTest {
       Diff none = a.diff(a);
       check("a diff with itself moves nothing", none.moved() == 0 && none.movedArcs().isEmpty() && none.nodes().size() == 3);
       expect("diff with null", KeyrouteNullPointerException.class, "null_pointer", () -> a.diff(null));
+
+      Capabilities ring = a.capabilities();
+      check("ring capabilities", ring.weights().equals("honoured") && ring.replicas() && ring.routeHash()
+          && !ring.slots().isPresent() && ring.analysis().equals("exact") && ring.pointsPerWeight().isPresent()
+          && !ring.rebalance() && ring.toString().contains("honoured"));
+      Capabilities j = jump.capabilities();
+      check("jump capabilities", j.weights().equals("refused") && !j.replicas() && j.routeHash()
+          && j.analysis().equals("expected") && j.sampleKeys() == 0);
+      try (Router slots = Router.fromJson("{\"algorithm\":\"slots\",\"params\":{\"count\":1024},\"nodes\":"
+          + "[{\"id\":\"a\"},{\"id\":\"b\"}]}")) {
+        Capabilities s = slots.capabilities();
+        check("slots capabilities", s.slots().equals(java.util.OptionalInt.of(1024)) && !s.routeHash() && s.rebalance()
+            && s.analysis().equals(slots.ownership().method()));
+      }
     }
   }
 

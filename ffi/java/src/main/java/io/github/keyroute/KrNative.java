@@ -119,6 +119,15 @@ final class KrNative {
   /** {@code KR_INTERNAL} = 99 */
   static final int KR_INTERNAL = 99;
 
+  /** {@code KR_WEIGHTS_HONOURED} = 0 */
+  static final int KR_WEIGHTS_HONOURED = 0;
+
+  /** {@code KR_WEIGHTS_REFUSED} = 1 */
+  static final int KR_WEIGHTS_REFUSED = 1;
+
+  /** {@code KR_WEIGHTS_IGNORED} = 2 */
+  static final int KR_WEIGHTS_IGNORED = 2;
+
   /** {@code KR_ANALYSIS_METHOD_EXACT} = 0 */
   static final int KR_ANALYSIS_METHOD_EXACT = 0;
 
@@ -130,6 +139,20 @@ final class KrNative {
 
   /** {@code KR_ANALYSIS_METHOD_SAMPLED} = 3 */
   static final int KR_ANALYSIS_METHOD_SAMPLED = 3;
+
+  /** The snake_case name of a {@code kr_weights} value, or null for a number that is not one. */
+  static String kr_weights_name(int value) {
+    switch (value) {
+      case 0:
+        return "honoured";
+      case 1:
+        return "refused";
+      case 2:
+        return "ignored";
+      default:
+        return null;
+    }
+  }
 
   /** The snake_case name of a {@code kr_analysis_method} value, or null for a number that is not one. */
   static String kr_analysis_method_name(int value) {
@@ -171,6 +194,37 @@ final class KrNative {
 
     /** The one at {@code p} (read it with {@link #read()}). */
     public KrKey(Pointer p) {
+      super(p);
+    }
+  }
+
+  /** {@code kr_capabilities}, laid out as C lays it out. */
+  @Structure.FieldOrder({"weights", "analysis", "sampleKeys", "slots", "pointsPerWeight", "replicas", "routeHash", "rebalance"})
+  public static final class KrCapabilities extends Structure {
+    /** {@code kr_weights weights} */
+    public int weights;
+    /** {@code kr_analysis_method analysis} */
+    public int analysis;
+    /** {@code uint32_t sample_keys} */
+    public int sampleKeys;
+    /** {@code uint32_t slots} */
+    public int slots;
+    /** {@code uint32_t points_per_weight} */
+    public int pointsPerWeight;
+    /** {@code bool replicas} */
+    public byte replicas;
+    /** {@code bool route_hash} */
+    public byte routeHash;
+    /** {@code bool rebalance} */
+    public byte rebalance;
+
+    /** A zeroed one, in memory of its own. */
+    public KrCapabilities() {
+      super();
+    }
+
+    /** The one at {@code p} (read it with {@link #read()}). */
+    public KrCapabilities(Pointer p) {
       super(p);
     }
   }
@@ -453,6 +507,12 @@ final class KrNative {
 
   /** {@code kr_status kr_route_hash_batch(const kr_router *router, const uint64_t *hashes, size_t hash_count, uint32_t *nodes, size_t nodes_len)} (address form) */
   static native int kr_route_hash_batch(long router, long hashes, long hashCount, long nodes, long nodesLen);
+
+  /** {@code kr_status kr_router_capabilities(const kr_router *router, kr_capabilities *capabilities)} */
+  static native int kr_router_capabilities(long router, Pointer capabilities);
+
+  /** {@code kr_status kr_router_capabilities(const kr_router *router, kr_capabilities *capabilities)} (address form) */
+  static native int kr_router_capabilities(long router, long capabilities);
 
   /** {@code kr_status kr_builder_new(const char *algorithm, size_t algorithm_len, kr_builder **builder)} */
   static native int kr_builder_new(byte[] algorithm, long algorithmLen, long[] builder);

@@ -389,6 +389,19 @@ public final class Router implements AutoCloseable {
     }
   }
 
+  /** What this router supports (see {@link Capabilities}). */
+  public Capabilities capabilities() {
+    KrNative.KrCapabilities c = new KrNative.KrCapabilities();
+    long p = handle.enter();
+    try {
+      KrLibrary.check(KrNative.kr_router_capabilities(p, c.getPointer()));
+    } finally {
+      handle.leave();
+    }
+    c.read();
+    return new Capabilities(c);
+  }
+
   /** The number of nodes (routes are below it). */
   public int nodeCount() {
     int[] count = new int[1];
