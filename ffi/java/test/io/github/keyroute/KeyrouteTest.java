@@ -518,10 +518,17 @@ public final class KeyrouteTest {
     long before = rssKb();
     for (int i = 0; i < rounds; i++) {
       try (Router r = Router.fromJson(spec); Router d = r.duplicate(); SharedRouter s = new SharedRouter(d);
-          BoundedLoad bl = new BoundedLoad(r, 1.5); Router.Builder b = Router.builder("ring").node("a")) {
+          BoundedLoad bl = new BoundedLoad(r, 1.5); Router.Builder b = Router.builder("ring").node("a");
+          Transition t = new Transition(r, d, 0.0)) {
         s.route("k");
         bl.acquire("k").close();
         b.build().close();
+        t.setProgress(0.5);
+        t.routeWithFallback("k");
+        if (i % 10 == 0) { // a diff of these routers is small: valgrind checks its memory in C
+          r.diff(d);
+          r.ownership();
+        }
       }
     }
     long closed = rssKb();
@@ -536,8 +543,9 @@ public final class KeyrouteTest {
     Thread.sleep(500);
     long cleaned = rssKb();
     System.out.printf("VmRSS: %d KB after warm-up, %+d KB after %d closed routers (with duplicates, shared routers, bounded"
-        + " loads, builders), %+d KB more after %d left to the Cleaner%n", before, closed - before, rounds, cleaned - closed, rounds);
-    check("no leak: routers, shared routers, bounded loads and builders closed", closed - before < 12 * 1024);
+        + " loads, builders, transitions, diffs), %+d KB more after %d left to the Cleaner%n", before, closed - before, rounds, cleaned - closed, rounds);
+    check("no leak: routers, shared routers, bounded loads, builders, transitions and diffs closed",
+        closed - before < 12 * 1024);
     check("no leak: routers left to the Cleaner", cleaned - closed < 12 * 1024);
 
     // A close racing with calls on other threads: each call either answers or throws
