@@ -31,6 +31,8 @@ pub mod analysis;
 pub mod bounded;
 pub mod conformance;
 mod error;
+#[cfg(feature = "files")]
+mod file;
 mod hashed;
 pub mod hotkeys;
 pub mod keys;
@@ -47,6 +49,8 @@ pub mod spread;
 mod transition;
 
 pub use error::{Error, ErrorCategory, ErrorCode, Result};
+#[cfg(feature = "files")]
+pub use file::is_toml;
 pub use hashed::KeyHasher;
 pub use limits::Limits;
 pub use router::Router;
