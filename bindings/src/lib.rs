@@ -38,6 +38,7 @@ pub mod hotkeys;
 pub mod keys;
 mod limits;
 mod native;
+pub mod nodes;
 mod owned;
 mod presets;
 pub mod registry;
