@@ -59,6 +59,12 @@ impl NodeForm {
             Self::SlotRanges => "slot_ranges",
         }
     }
+
+    /// The form [`NodeForm::name`] names.
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<Self> {
+        [Self::Nodes, Self::Buckets, Self::Servers, Self::SlotRanges].into_iter().find(|f| f.name() == name)
+    }
 }
 
 pub use keyroute::analysis::Method as Analysis;
