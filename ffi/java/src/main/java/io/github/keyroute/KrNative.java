@@ -116,6 +116,9 @@ final class KrNative {
   /** {@code KR_INVALID_ARGUMENT} = 26 */
   static final int KR_INVALID_ARGUMENT = 26;
 
+  /** {@code KR_INVALID_TOML} = 27 */
+  static final int KR_INVALID_TOML = 27;
+
   /** {@code KR_INTERNAL} = 99 */
   static final int KR_INTERNAL = 99;
 
