@@ -10,7 +10,9 @@
 //!
 //! - It returns a `kr_status`: `KR_OK` (0) or a code of the one error table (`enum
 //!   kr_status_code`, generated from the bindings' `ErrorCode`). Results go to out-parameters,
-//!   which are written only on success.
+//!   which are written only on success; the one exception is the count of a variable-length
+//!   copy into a caller's buffer (`kr_diff_flows`, …), written also with `KR_BUFFER_TOO_SMALL`
+//!   so that the caller can size the buffer.
 //! - A NULL pointer where one is required gives `KR_NULL_POINTER`; text that is not UTF-8 gives
 //!   `KR_INVALID_UTF8`; a panic is caught at the boundary and gives `KR_INTERNAL`. Nothing
 //!   crashes on bad input that the types can express.
@@ -19,12 +21,14 @@
 //!   NUL-terminated. Text handed back (node ids, canonical JSON) is a span that borrows from the
 //!   router and stays valid as long as the router handle it came from.
 //! - After a failure, `kr_last_error_message()` describes it (thread-local).
-//! - Lookups (`kr_route`, `kr_route_id`, `kr_route_batch`, `kr_slot`, the accessors) allocate
-//!   nothing and take no lock; `kr_replicas` takes no lock and allocates only scratch for the
+//! - Lookups (`kr_route`, `kr_route_id`, `kr_route_batch`, `kr_slot`, `kr_key_hash`,
+//!   `kr_route_hash`, `kr_route_hash_batch`, `kr_transition_route` and its kin, the accessors)
+//!   allocate nothing and take no lock; `kr_replicas` takes no lock and allocates only scratch for the
 //!   algorithms that rank every node, or for more than 32 replicas (its doc says when). A
 //!   failing call allocates its message.
 //! - A `kr_router` is immutable and may be used by many threads at once; a `kr_shared_router`
-//!   swaps in a new router atomically while other threads keep routing.
+//!   swaps in a new router atomically while other threads keep routing, and a `kr_transition`
+//!   its progress.
 
 // The exports, in the header's order: errors, routers, routing by hash, capabilities,
 // builders, shared routers, transitions, ownership and diffs, bounded loads, hot keys.
