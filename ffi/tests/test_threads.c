@@ -57,7 +57,8 @@ static kr_status build_view_b(kr_router **out) {
 
 static kr_transition *transition;
 static int progress_done;
-static unsigned long transition_passes; /* under `lock` */
+static unsigned long transition_passes; /* under `lock`; `passed` signals each increment */
+static pthread_cond_t passed = PTHREAD_COND_INITIALIZER;
 enum { STEPS = 40 };
 
 struct transition_result {
@@ -102,6 +103,7 @@ static void *transition_reader(void *arg) {
         transition_pass(res, 0);
         pthread_mutex_lock(&lock);
         transition_passes++;
+        pthread_cond_signal(&passed);
         pthread_mutex_unlock(&lock);
     }
     transition_pass(res, 1); /* after the last step: progress 1 */
@@ -113,17 +115,15 @@ static void *progress_writer(void *arg) {
     int i;
     pthread_barrier_wait(&started);
     for (i = 1; i <= STEPS; i++) {
-        unsigned long seen, now;
+        unsigned long seen;
         pthread_mutex_lock(&lock);
         seen = transition_passes;
         pthread_mutex_unlock(&lock);
         if (kr_transition_set_progress(transition, (double)i / STEPS) != KR_OK) (*errors)++;
         /* Readers route meanwhile: each step lasts about one pass of every reader. */
-        do {
-            pthread_mutex_lock(&lock);
-            now = transition_passes;
-            pthread_mutex_unlock(&lock);
-        } while (now < seen + READERS);
+        pthread_mutex_lock(&lock);
+        while (transition_passes < seen + READERS) pthread_cond_wait(&passed, &lock);
+        pthread_mutex_unlock(&lock);
     }
     pthread_mutex_lock(&lock);
     progress_done = 1;
