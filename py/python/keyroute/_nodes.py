@@ -60,8 +60,9 @@ def _finite(v: Any) -> Any:
 
 def _spec_nodes(form: str, nodes: Any, limits: Optional[Mapping[str, object]] = None) -> List[Dict[str, Any]]:
     # ASCII escapes keep a lone surrogate as text the native layer can name (invalid_utf8).
+    arg = _finite(_jsonable(nodes))
     try:
-        text = json.dumps(_finite(_jsonable(nodes)), allow_nan=False)
+        text = json.dumps(arg, allow_nan=False)
     except TypeError as e:
         raise InvalidSpecError(f"a node holds a value a spec cannot carry: {e}") from e
     limits_text = None
