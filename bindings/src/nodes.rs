@@ -38,7 +38,13 @@ pub fn spec_nodes(form: NodeForm, arg: &[u8], limits: &Limits) -> Result<String>
     let arg = match read {
         Ok(arg) => arg,
         // The visitor's own refusals travel through serde as custom errors; recover them.
-        Err(e) => return Err(TooMany::recover(&e, limits.max_nodes).unwrap_or_else(|| crate::spec::text_json_error(e))),
+        Err(e) => {
+            // A bucket count past even a float's range (Python's `Jump(10**400)`) is a count.
+            if form == NodeForm::Buckets && e.to_string().starts_with("number out of range") {
+                return buckets(&serde_json::Number::from(u64::MAX), limits).map(|n| Value::Array(n).to_string());
+            }
+            return Err(TooMany::recover(&e, limits.max_nodes).unwrap_or_else(|| crate::spec::text_json_error(e)));
+        }
     };
     de.end().map_err(crate::spec::text_json_error)?;
     let nodes = match (arg, form) {
@@ -74,8 +80,11 @@ fn not_nodes(form: NodeForm, what: &str) -> Error {
 fn buckets(n: &serde_json::Number, limits: &Limits) -> Result<Vec<Value>> {
     let count = match n.as_u64() {
         Some(count) => count,
-        // A huge count arrives as a float; it is still a count, and too large.
-        None if n.as_f64().is_some_and(|f| f.fract() == 0.0 && f > limits.max_nodes as f64) => u64::MAX,
+        // A whole number written as a float (`3.0`, or a count too large for an integer) is
+        // still a count: JavaScript has only floats, and Python's `Jump(3.0)` means the same.
+        None if n.as_f64().is_some_and(|f| f.fract() == 0.0 && f >= 0.0) => {
+            n.as_f64().map_or(u64::MAX, |f| if f > limits.max_nodes as f64 { u64::MAX } else { f as u64 })
+        }
         None => {
             return Err(Error::new(
                 ErrorCode::InvalidSpec,
