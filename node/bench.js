@@ -2,16 +2,21 @@
 // build against the addon, and both against the Rust core's own batch, all in one run; then
 // bounded loads, hot keys and read spreading per call, against a plain route.
 //
-//   node node/bench.js [--quick] [--hot]   (after node/test.sh, or `npm ci` in node/ and
-//                                          wasm/build.sh; --hot: only the hot-key table)
+//   node node/bench.js [--quick] [--hot] [--baseline DIR]
+//     (after node/test.sh, or `npm ci` in node/ and wasm/build.sh; --hot: only the hot-key
+//     table; --baseline: also time the per-key route, routeMany and packed routeBatch of the
+//     package built in DIR, another checkout's node/ folder, in the same run, for before/after)
 //
 // Keys: 1,000,000 distinct 11-byte "user:NNNNNN" in a scrambled order (the same set the core's
 // and the C benchmarks use); rings of N = 10, 100, 1000 nodes × 160 points. Per-call figures
 // time a plain loop over the keys, so every contender pays the same loop; batches are per key.
-// Every figure is the median of several passes (wall clock, ns per key).
+// Every figure is the median of several passes, in CPU time (user + system of the process, so a
+// busy machine's waits do not count), ns per key.
 
 import { execFileSync } from 'node:child_process'
 import { createRequire } from 'node:module'
+import { resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
 
 import * as native from './lib/index.js'
 import * as wasm from './lib/wasm.js'
@@ -21,6 +26,12 @@ const HashRing = require('hashring')
 const ConsistentHash = require('consistent-hash')
 
 const quick = process.argv.includes('--quick')
+const baselineAt = process.argv.indexOf('--baseline')
+const baselineDir = baselineAt > 0 ? process.argv[baselineAt + 1] : undefined
+const baseline = baselineDir && {
+  native: await import(pathToFileURL(resolve(baselineDir, 'lib/index.js')).href),
+  wasm: await import(pathToFileURL(resolve(baselineDir, 'lib/wasm.js')).href),
+}
 const KEYS = quick ? 100_000 : 1_000_000
 const RUNS = quick ? 3 : 7
 const SIZES = [10, 100, 1000]
@@ -34,14 +45,20 @@ keys.forEach((k, i) => {
   offsets[i + 1] = (i + 1) * 11
 })
 
-/** Median ns per key of `runs` passes of `pass` (which handles every key once). */
+/** CPU time of this process so far, in ns. */
+const cpu = () => {
+  const { user, system } = process.cpuUsage()
+  return (user + system) * 1000
+}
+
+/** Median CPU ns per key of `runs` passes of `pass` (which handles every key once). */
 function time(pass, runs = RUNS) {
   pass()
   const t = []
   for (let r = 0; r < runs; r++) {
-    const start = process.hrtime.bigint()
+    const start = cpu()
     pass()
-    t.push(Number(process.hrtime.bigint() - start) / KEYS)
+    t.push((cpu() - start) / KEYS)
   }
   return t.sort((a, b) => a - b)[t.length >> 1]
 }
@@ -82,7 +99,22 @@ for (const n of hotOnly ? [] : SIZES) {
     manyWasm: time(() => (sink += kw.routeMany(keys).length)),
     packed: time(() => (sink += kr.routeBatch(data, offsets, out)[0])),
     packedWasm: time(() => (sink += kw.routeBatch(data, offsets, out)[0])),
+    before: baseline && beforeFigures(ids, out),
   })
+}
+
+/** The baseline build's per-key route, routeMany and packed routeBatch, addon and wasm. */
+function beforeFigures(ids, out) {
+  const kr = new baseline.native.Ring(ids, { points: 160 })
+  const kw = new baseline.wasm.Ring(ids, { points: 160 })
+  return {
+    route: perCall((k) => kr.route(k)),
+    routeWasm: perCall((k) => kw.route(k)),
+    many: time(() => (sink += kr.routeMany(keys).length)),
+    manyWasm: time(() => (sink += kw.routeMany(keys).length)),
+    packed: time(() => (sink += kr.routeBatch(data, offsets, out)[0])),
+    packedWasm: time(() => (sink += kw.routeBatch(data, offsets, out)[0])),
+  }
 }
 
 const f = (x) => `${x.toFixed(1).padStart(7)} ns`
@@ -99,6 +131,17 @@ for (const x of rows) {
   console.log(
     `${String(x.n).padStart(5)} | ${f(x.core)} | ${f(x.many)}        | ${r(x.many / x.core)} | ${f(x.packed)}     | ${r(x.packed / x.core)} | ${f(x.manyWasm)}       | ${f(x.packedWasm)}    | ${r(x.packedWasm / x.core)}`,
   )
+}
+if (baseline) {
+  console.log(`\nBefore (${baselineDir}) and after (this checkout), the same run; wasm goals: routeMany ≤ 0.5× route, packed ≤ 3× core`)
+  console.log('    N | build  | route addon | routeMany addon | packed addon | route wasm | routeMany wasm | /route | packed wasm | /core')
+  for (const x of rows) {
+    for (const [name, y] of [['before', x.before], ['after', x]]) {
+      console.log(
+        `${String(x.n).padStart(5)} | ${name.padEnd(6)} | ${f(y.route)}  | ${f(y.many)}      | ${f(y.packed)}   | ${f(y.routeWasm)} | ${f(y.manyWasm)}     | ${r(y.manyWasm / y.routeWasm)} | ${f(y.packedWasm)}  | ${r(y.packedWasm / x.core)}`,
+      )
+    }
+  }
 }
 // Hot keys and overload, per call on a ring of 100 nodes, against a plain route in the same run.
 console.log('\nN = 100 | route | acquire + release | pick | HotKeys observe | spread (client) — ns per call, ×route')
