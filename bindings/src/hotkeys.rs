@@ -188,7 +188,10 @@ mod tests {
         use keyroute::hotkeys::{MAX_CANDIDATES, MAX_WIDTH};
         for shards in [1, 8, MAX_SHARDS] {
             assert_eq!(SharedHotKeys::new(MAX_WIDTH + 1, 256, shards).unwrap_err().code(), ErrorCode::InvalidParameter);
-            assert_eq!(SharedHotKeys::new(4096, MAX_CANDIDATES + 1, shards).unwrap_err().code(), ErrorCode::InvalidParameter);
+            assert_eq!(
+                SharedHotKeys::new(4096, MAX_CANDIDATES + 1, shards).unwrap_err().code(),
+                ErrorCode::InvalidParameter
+            );
         }
     }
 }

@@ -295,7 +295,11 @@ pub fn ownership(router: &Router) -> Js {
 /// The key-hash space as pieces owned by nodes (rings, Maglev, hash slots), or null.
 pub fn pieces(router: &Router) -> Js {
     keyroute_bindings::analysis::pieces(router).map_or(Js::Null, |p| {
-        Js::Obj(vec![("bits", Js::Num(f64::from(p.bits))), ("starts", Js::U64s(p.starts)), ("owners", Js::U32s(p.owners))])
+        Js::Obj(vec![
+            ("bits", Js::Num(f64::from(p.bits))),
+            ("starts", Js::U64s(p.starts)),
+            ("owners", Js::U32s(p.owners)),
+        ])
     })
 }
 

@@ -140,7 +140,10 @@ fn text(value: &JsValue, what: &str) -> JsResult<String> {
 /// key through the key text policy, so the error names the key that holds it.
 fn joined_keys(joined: &JsValue, lengths: &[u32]) -> JsResult<(Vec<u8>, Vec<usize>)> {
     let Some(text) = joined.as_string() else {
-        return Err(js_code(ErrorCode::InvalidType, format!("joined keys must be a string, not {}", type_name(joined))));
+        return Err(js_code(
+            ErrorCode::InvalidType,
+            format!("joined keys must be a string, not {}", type_name(joined)),
+        ));
     };
     let units = joined.unchecked_ref::<JsString>().length() as usize;
     let total: u64 = lengths.iter().map(|&l| u64::from(l)).sum();
