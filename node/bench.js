@@ -2,10 +2,13 @@
 // build against the addon, and both against the Rust core's own batch, all in one run; then
 // bounded loads, hot keys and read spreading per call, against a plain route.
 //
-//   node node/bench.js [--quick] [--hot] [--baseline DIR]
-//     (after node/test.sh, or `npm ci` in node/ and wasm/build.sh; --hot: only the hot-key
-//     table; --baseline: also time the per-key route, routeMany and packed routeBatch of the
-//     package built in DIR, another checkout's node/ folder, in the same run, for before/after)
+//   node node/bench.js [--quick] [--runs N] [--hot] [--keyroute-only] [--baseline DIR]
+//
+// after node/test.sh, or `npm ci` in node/ and wasm/build.sh. --quick: 100,000 keys, 3 passes;
+// --runs: passes per figure (7 by default); --hot: only the hot-key table; --keyroute-only:
+// without the npm peers and the hot-key table; --baseline: also the per-key route, routeMany
+// and packed routeBatch of the package built in DIR (another checkout's node/ folder), in the
+// same run, for before and after.
 //
 // Keys: 1,000,000 distinct 11-byte "user:NNNNNN" in a scrambled order (the same set the core's
 // and the C benchmarks use); rings of N = 10, 100, 1000 nodes × 160 points. Per-call figures
@@ -33,7 +36,8 @@ const baseline = baselineDir && {
   wasm: await import(pathToFileURL(resolve(baselineDir, 'lib/wasm.js')).href),
 }
 const KEYS = quick ? 100_000 : 1_000_000
-const RUNS = quick ? 3 : 7
+const runsAt = process.argv.indexOf('--runs')
+const RUNS = runsAt > 0 ? Number(process.argv[runsAt + 1]) : quick ? 3 : 7
 const SIZES = [10, 100, 1000]
 
 const keys = Array.from({ length: KEYS }, (_, i) => `user:${String((i * 611953 + 12345) % 1_000_000).padStart(6, '0')}`)
@@ -78,6 +82,7 @@ function coreBatch(n) {
 }
 
 const hotOnly = process.argv.includes('--hot')
+const keyrouteOnly = process.argv.includes('--keyroute-only')
 const rows = []
 for (const n of hotOnly ? [] : SIZES) {
   const ids = Array.from({ length: n }, (_, i) => `cache-${i}`)
@@ -91,8 +96,8 @@ for (const n of hotOnly ? [] : SIZES) {
   rows.push({
     n,
     core,
-    hashring: perCall((k) => hr.get(k)),
-    consistentHash: perCall((k) => ch.get(k)),
+    hashring: keyrouteOnly ? NaN : perCall((k) => hr.get(k)),
+    consistentHash: keyrouteOnly ? NaN : perCall((k) => ch.get(k)),
     route: perCall((k) => kr.route(k)),
     routeWasm: perCall((k) => kw.route(k)),
     many: time(() => (sink += kr.routeMany(keys).length)),
@@ -144,8 +149,8 @@ if (baseline) {
   }
 }
 // Hot keys and overload, per call on a ring of 100 nodes, against a plain route in the same run.
-console.log('\nN = 100 | route | acquire + release | pick | HotKeys observe | spread (client) — ns per call, ×route')
-for (const [name, api] of [['addon', native], ['wasm', wasm]]) {
+if (!keyrouteOnly) console.log('\nN = 100 | route | acquire + release | pick | HotKeys observe | spread (client) — ns per call, ×route')
+for (const [name, api] of keyrouteOnly ? [] : [['addon', native], ['wasm', wasm]]) {
   const ring = new api.Ring(Array.from({ length: 100 }, (_, i) => `cache-${i}`), { points: 160 })
   const bounded = new api.BoundedLoad(ring)
   // About 1,000 requests in flight while timing, as a busy proxy has.
