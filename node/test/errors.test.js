@@ -76,6 +76,7 @@ test('every code reachable from JavaScript arrives with its code', () => {
     ['internal', 'a bug caught at a boundary'],
     ['out_of_memory', 'an allocation the OS refuses: C and Python test it under a memory limit'],
     ['invalid_argument', "the CLI's usage errors"],
+    ['invalid_toml', 'spec files (from_file in the CLI, C and Python); JavaScript takes specs as values'],
   ])
   for (const [, kind] of keyroute.errorTable()) {
     assert.ok(reached.has(kind) || unreachable.has(kind), `no test reaches ${kind}`)
