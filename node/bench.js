@@ -2,16 +2,24 @@
 // build against the addon, and both against the Rust core's own batch, all in one run; then
 // bounded loads, hot keys and read spreading per call, against a plain route.
 //
-//   node node/bench.js [--quick] [--hot]   (after node/test.sh, or `npm ci` in node/ and
-//                                          wasm/build.sh; --hot: only the hot-key table)
+//   node node/bench.js [--quick] [--runs N] [--hot] [--keyroute-only] [--baseline DIR]
+//
+// after node/test.sh, or `npm ci` in node/ and wasm/build.sh. --quick: 100,000 keys, 3 passes;
+// --runs: passes per figure (7 by default); --hot: only the hot-key table; --keyroute-only:
+// without the npm peers and the hot-key table; --baseline: also the per-key route, routeMany
+// and packed routeBatch of the package built in DIR (another checkout's node/ folder), in the
+// same run, for before and after.
 //
 // Keys: 1,000,000 distinct 11-byte "user:NNNNNN" in a scrambled order (the same set the core's
 // and the C benchmarks use); rings of N = 10, 100, 1000 nodes × 160 points. Per-call figures
 // time a plain loop over the keys, so every contender pays the same loop; batches are per key.
-// Every figure is the median of several passes (wall clock, ns per key).
+// Every figure is the median of several passes, in CPU time (user + system of the process, so a
+// busy machine's waits do not count), ns per key.
 
 import { execFileSync } from 'node:child_process'
 import { createRequire } from 'node:module'
+import { resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
 
 import * as native from './lib/index.js'
 import * as wasm from './lib/wasm.js'
@@ -21,8 +29,15 @@ const HashRing = require('hashring')
 const ConsistentHash = require('consistent-hash')
 
 const quick = process.argv.includes('--quick')
+const baselineAt = process.argv.indexOf('--baseline')
+const baselineDir = baselineAt > 0 ? process.argv[baselineAt + 1] : undefined
+const baseline = baselineDir && {
+  native: await import(pathToFileURL(resolve(baselineDir, 'lib/index.js')).href),
+  wasm: await import(pathToFileURL(resolve(baselineDir, 'lib/wasm.js')).href),
+}
 const KEYS = quick ? 100_000 : 1_000_000
-const RUNS = quick ? 3 : 7
+const runsAt = process.argv.indexOf('--runs')
+const RUNS = runsAt > 0 ? Number(process.argv[runsAt + 1]) : quick ? 3 : 7
 const SIZES = [10, 100, 1000]
 
 const keys = Array.from({ length: KEYS }, (_, i) => `user:${String((i * 611953 + 12345) % 1_000_000).padStart(6, '0')}`)
@@ -34,14 +49,20 @@ keys.forEach((k, i) => {
   offsets[i + 1] = (i + 1) * 11
 })
 
-/** Median ns per key of `runs` passes of `pass` (which handles every key once). */
+/** CPU time of this process so far, in ns. */
+const cpu = () => {
+  const { user, system } = process.cpuUsage()
+  return (user + system) * 1000
+}
+
+/** Median CPU ns per key of `runs` passes of `pass` (which handles every key once). */
 function time(pass, runs = RUNS) {
   pass()
   const t = []
   for (let r = 0; r < runs; r++) {
-    const start = process.hrtime.bigint()
+    const start = cpu()
     pass()
-    t.push(Number(process.hrtime.bigint() - start) / KEYS)
+    t.push((cpu() - start) / KEYS)
   }
   return t.sort((a, b) => a - b)[t.length >> 1]
 }
@@ -61,6 +82,7 @@ function coreBatch(n) {
 }
 
 const hotOnly = process.argv.includes('--hot')
+const keyrouteOnly = process.argv.includes('--keyroute-only')
 const rows = []
 for (const n of hotOnly ? [] : SIZES) {
   const ids = Array.from({ length: n }, (_, i) => `cache-${i}`)
@@ -74,15 +96,30 @@ for (const n of hotOnly ? [] : SIZES) {
   rows.push({
     n,
     core,
-    hashring: perCall((k) => hr.get(k)),
-    consistentHash: perCall((k) => ch.get(k)),
+    hashring: keyrouteOnly ? NaN : perCall((k) => hr.get(k)),
+    consistentHash: keyrouteOnly ? NaN : perCall((k) => ch.get(k)),
     route: perCall((k) => kr.route(k)),
     routeWasm: perCall((k) => kw.route(k)),
     many: time(() => (sink += kr.routeMany(keys).length)),
     manyWasm: time(() => (sink += kw.routeMany(keys).length)),
     packed: time(() => (sink += kr.routeBatch(data, offsets, out)[0])),
     packedWasm: time(() => (sink += kw.routeBatch(data, offsets, out)[0])),
+    before: baseline && beforeFigures(ids, out),
   })
+}
+
+/** The baseline build's per-key route, routeMany and packed routeBatch, addon and wasm. */
+function beforeFigures(ids, out) {
+  const kr = new baseline.native.Ring(ids, { points: 160 })
+  const kw = new baseline.wasm.Ring(ids, { points: 160 })
+  return {
+    route: perCall((k) => kr.route(k)),
+    routeWasm: perCall((k) => kw.route(k)),
+    many: time(() => (sink += kr.routeMany(keys).length)),
+    manyWasm: time(() => (sink += kw.routeMany(keys).length)),
+    packed: time(() => (sink += kr.routeBatch(data, offsets, out)[0])),
+    packedWasm: time(() => (sink += kw.routeBatch(data, offsets, out)[0])),
+  }
 }
 
 const f = (x) => `${x.toFixed(1).padStart(7)} ns`
@@ -100,9 +137,22 @@ for (const x of rows) {
     `${String(x.n).padStart(5)} | ${f(x.core)} | ${f(x.many)}        | ${r(x.many / x.core)} | ${f(x.packed)}     | ${r(x.packed / x.core)} | ${f(x.manyWasm)}       | ${f(x.packedWasm)}    | ${r(x.packedWasm / x.core)}`,
   )
 }
+if (baseline) {
+  console.log(`\nBefore (${baselineDir}) and after (this checkout), the same run; wasm goals: routeMany ≤ 0.5× route, packed ≤ 3× core`)
+  // The core's batch comes from bench_core in wall-clock time; the addon's packed batch (the core's
+  // batch behind one call, reading the keys in place) is timed here in CPU time, as wasm is.
+  console.log('    N | build  | route addon | routeMany addon | packed addon | route wasm | routeMany wasm | /route | packed wasm | /core  | /addon packed')
+  for (const x of rows) {
+    for (const [name, y] of [['before', x.before], ['after', x]]) {
+      console.log(
+        `${String(x.n).padStart(5)} | ${name.padEnd(6)} | ${f(y.route)}  | ${f(y.many)}      | ${f(y.packed)}   | ${f(y.routeWasm)} | ${f(y.manyWasm)}     | ${r(y.manyWasm / y.routeWasm)} | ${f(y.packedWasm)}  | ${r(y.packedWasm / x.core)} | ${r(y.packedWasm / y.packed)}`,
+      )
+    }
+  }
+}
 // Hot keys and overload, per call on a ring of 100 nodes, against a plain route in the same run.
-console.log('\nN = 100 | route | acquire + release | pick | HotKeys observe | spread (client) — ns per call, ×route')
-for (const [name, api] of [['addon', native], ['wasm', wasm]]) {
+if (!keyrouteOnly) console.log('\nN = 100 | route | acquire + release | pick | HotKeys observe | spread (client) — ns per call, ×route')
+for (const [name, api] of keyrouteOnly ? [] : [['addon', native], ['wasm', wasm]]) {
   const ring = new api.Ring(Array.from({ length: 100 }, (_, i) => `cache-${i}`), { points: 160 })
   const bounded = new api.BoundedLoad(ring)
   // About 1,000 requests in flight while timing, as a busy proxy has.

@@ -3,15 +3,14 @@
 #
 #   1. npm ci in node/ (the dev tools and the peers, pinned by package-lock.json; the package's
 #      install script builds the addon with cargo);
-#   2. the committed CommonJS bundles are what esbuild builds from lib/ today;
-#   3. the shared JS tests on the native addon and on WebAssembly (wasm/build.sh builds it):
+#   2. the shared JS tests on the native addon and on WebAssembly (wasm/build.sh builds it):
 #      API, errors, the whole conformance corpus, live peers (npm hashring, cluster-key-slot),
 #      workers, memory, the README's JS section, bounded loads, hot keys and read spreading;
 #      the hashring drop-in and the keyroute-conformance command (both backends) on the addon;
-#   4. the TypeScript declarations: typed use passes tsc --strict, misuse fails where marked;
-#   5. the same tests and the corpus in headless Chromium (Debian's, installed when missing), and
+#   3. the TypeScript declarations: typed use passes tsc --strict, misuse fails where marked;
+#   4. the same tests and the corpus in headless Chromium (Debian's, installed when missing), and
 #      the playground (adding a node shows keyroute plan's moved share; a screenshot in target/);
-#   6. the two install paths from an empty folder: `npm install /abs/path/to/node` (builds from
+#   5. the two install paths from an empty folder: `npm install /abs/path/to/node` (builds from
 #      source), and the `npm pack` tarball (scripts/pack.sh) with no Rust toolchain on PATH; in
 #      each, scripts/check-install.sh routes the corpus the package carries from CommonJS and ES
 #      modules on both backends and runs `npx keyroute-conformance`.
@@ -28,10 +27,6 @@ source "$ROOT/scripts/lib.sh"
 echo "node: npm ci (builds the addon from source)"
 npm ci --foreground-scripts --loglevel=error
 "$ROOT/wasm/build.sh"
-
-echo "node: the CommonJS bundles are current"
-npm run -s build:cjs
-git -C "$ROOT" diff --exit-code -- node/dist
 
 echo "node: JS tests on the native addon"
 node --expose-gc --test test/*.test.js

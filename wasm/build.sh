@@ -38,4 +38,18 @@ wasm-bindgen --target web --no-typescript --out-dir "$OUT" --out-name keyroute "
 size() { wc -c <"$1" | tr -d ' '; }
 gz() { gzip -9c "$1" | wc -c | tr -d ' '; }
 wasm="$OUT/keyroute_bg.wasm" glue="$OUT/keyroute.js"
-echo "wasm: keyroute_bg.wasm $(size "$wasm") bytes ($(gz "$wasm") gzipped), keyroute.js $(size "$glue") bytes ($(gz "$glue") gzipped); total gzipped $(($(gz "$wasm") + $(gz "$glue")))"
+total=$(($(gz "$wasm") + $(gz "$glue")))
+echo "wasm: keyroute_bg.wasm $(size "$wasm") bytes ($(gz "$wasm") gzipped), keyroute.js $(size "$glue") bytes ($(gz "$glue") gzipped); total gzipped $total"
+
+# The size budget (wasm/size-budget): more than 5% above it fails, until the budget is raised.
+budget=$(grep -v '^#' wasm/size-budget | tr -d ' \n')
+if ! [[ $budget =~ ^[0-9]+$ ]]; then
+  echo "wasm: wasm/size-budget holds no byte count" >&2
+  exit 1
+fi
+if ((total * 100 > budget * 105)); then
+  echo "wasm: $total bytes gzipped is more than 5% over the budget of $budget (wasm/size-budget);" \
+    "make it smaller, or raise the budget in the same commit and say why" >&2
+  exit 1
+fi
+echo "wasm: within the size budget: $total of $budget bytes gzipped ($((total * 100 / budget))%)"

@@ -33,8 +33,10 @@ impl SharedHotKeys {
     /// that of one detector of `width` and `capacity`.
     ///
     /// # Errors
-    /// `invalid_parameter` for a shard count of 0 or above [`MAX_SHARDS`], or a width or
-    /// capacity the core refuses; `out_of_memory`.
+    /// `invalid_parameter` for a shard count of 0 or above [`MAX_SHARDS`], a width above
+    /// [`keyroute::hotkeys::MAX_WIDTH`] or a capacity of 0 or above
+    /// [`keyroute::hotkeys::MAX_CANDIDATES`] (limits of the whole detector, whatever the shard
+    /// count); `out_of_memory`.
     pub fn new(width: usize, capacity: usize, shards: usize) -> Result<Self> {
         if shards == 0 || shards > MAX_SHARDS {
             return Err(Error::new(
@@ -42,10 +44,22 @@ impl SharedHotKeys {
                 format!("shards must be 1 to {MAX_SHARDS}, not {shards}"),
             ));
         }
-        if capacity == 0 {
-            return Err(Error::from(keyroute::Error::InvalidParameter(
-                "the candidate capacity must be between 1 and 2^20",
-            )));
+        // The core's limits bound the whole detector, not each shard: the same width and
+        // capacity are refused whatever the shard count (as a single core detector refuses them).
+        if width > keyroute::hotkeys::MAX_WIDTH {
+            return Err(Error::new(
+                ErrorCode::InvalidParameter,
+                format!("the sketch width must be at most {}, not {width}", keyroute::hotkeys::MAX_WIDTH),
+            ));
+        }
+        if capacity == 0 || capacity > keyroute::hotkeys::MAX_CANDIDATES {
+            return Err(Error::new(
+                ErrorCode::InvalidParameter,
+                format!(
+                    "the candidate capacity must be between 1 and {}, not {capacity}",
+                    keyroute::hotkeys::MAX_CANDIDATES
+                ),
+            ));
         }
         let mut all = Vec::new();
         all.try_reserve_exact(shards).map_err(|_| Error::from(keyroute::Error::OutOfMemory))?;
@@ -170,5 +184,14 @@ mod tests {
             assert_eq!(SharedHotKeys::new(4096, 256, bad).unwrap_err().code(), ErrorCode::InvalidParameter);
         }
         assert_eq!(SharedHotKeys::new(4096, 0, 4).unwrap_err().code(), ErrorCode::InvalidParameter);
+        // The core's limits hold for the whole detector, whatever the shard count.
+        use keyroute::hotkeys::{MAX_CANDIDATES, MAX_WIDTH};
+        for shards in [1, 8, MAX_SHARDS] {
+            assert_eq!(SharedHotKeys::new(MAX_WIDTH + 1, 256, shards).unwrap_err().code(), ErrorCode::InvalidParameter);
+            assert_eq!(
+                SharedHotKeys::new(4096, MAX_CANDIDATES + 1, shards).unwrap_err().code(),
+                ErrorCode::InvalidParameter
+            );
+        }
     }
 }

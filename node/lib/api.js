@@ -20,6 +20,35 @@ const LEASE = Symbol('keyroute.lease')
 /** A random read-spreading selector (a client id gives a stable one instead). */
 const randomSelector = () => Math.floor(Math.random() * 0x1_0000_0000)
 
+// The intrinsic typed-array accessors: they read internal slots, so no Proxy trap, prototype or
+// own property of the argument runs or fakes them.
+const TypedArray = Object.getPrototypeOf(Uint8Array.prototype)
+const typedArrayName = Object.getOwnPropertyDescriptor(TypedArray, Symbol.toStringTag).get
+const typedArrayLength = Object.getOwnPropertyDescriptor(TypedArray, 'length').get
+
+/**
+ * The length of `view`, a Uint32Array whose memory is there; else a typed error naming `what`:
+ * `invalid_type` for anything else (a Proxy of one included), `invalid_parameter` for a view
+ * whose buffer was detached or shrank below it (both read as length 0, as an empty view does;
+ * `at` tells them apart, throwing for them only).
+ */
+function uint32s(view, what) {
+  const name = typedArrayName.call(view)
+  if (name !== 'Uint32Array') {
+    const got = name ? `a ${name}` : view === null ? 'null' : typeof view === 'object' ? 'an object that is not one' : `a ${typeof view}`
+    throw new InvalidTypeError(`${what} must be a Uint32Array, not ${got}`)
+  }
+  const length = typedArrayLength.call(view)
+  if (length === 0) {
+    try {
+      TypedArray.at.call(view, 0)
+    } catch {
+      throw new InvalidParameterError(`${what} has no memory: its buffer is detached, or shrank below the view`)
+    }
+  }
+  return length
+}
+
 /** Bytes as the text they encode when they are UTF-8, else the bytes themselves. */
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
 function textOrBytes(bytes) {
@@ -31,6 +60,37 @@ function textOrBytes(bytes) {
 }
 
 /**
+ * `f` with the native errors it throws (plain `Error`s whose `code` is `KR_…`) turned into the
+ * generated `KeyrouteError` classes (`fromNative`); anything else it throws passes unchanged.
+ * The one place the API wraps errors. Four arguments cover every method of the API (passing
+ * `undefined` for a missing one is what a default or `?? null` expects anyway).
+ */
+function typed(f) {
+  const wrapped = {
+    [f.name](a, b, c, d) {
+      try {
+        return f.call(this, a, b, c, d)
+      } catch (e) {
+        throw fromNative(e)
+      }
+    },
+  }[f.name]
+  Object.defineProperty(wrapped, 'length', { value: f.length })
+  return wrapped
+}
+
+/** Every method of `cls` (its prototype's and its static ones) through `typed`. */
+function typedMethods(cls) {
+  for (const target of [cls.prototype, cls]) {
+    for (const name of Object.getOwnPropertyNames(target)) {
+      const d = Object.getOwnPropertyDescriptor(target, name)
+      if (name === 'constructor' || name === 'prototype' || typeof d.value !== 'function') continue
+      Object.defineProperty(target, name, { ...d, value: typed(d.value) })
+    }
+  }
+}
+
+/**
  * The API over one backend: `{ NativeRouter, NativeTransition, NativeBoundedLoad,
  * NativeHotKeys, diff, errorTable, limitTable, parseServer, redisSlot, splitKeys, splitKey,
  * routeIndex, handleOf }` from the addon or the WebAssembly module (`routeIndex(handle, key)`
@@ -38,6 +98,13 @@ function textOrBytes(bytes) {
  */
 export function makeApi(backend) {
   const { NativeRouter, NativeTransition, NativeBoundedLoad, NativeHotKeys, routeIndex, handleOf } = backend
+  // Native errors become `KeyrouteError` classes in one place, `typed`: it wraps the backend's
+  // constructors (`construct`) and free functions here, and every method of the classes below
+  // once they are defined (`typedMethods`).
+  const construct = typed(function construct(Native, a, b, c) {
+    return new Native(a, b, c)
+  })
+  const [nativeDiff, nativeSplitKeys, nativeSplitKey, nativeRedisSlot] = [backend.diff, backend.splitKeys, backend.splitKey, backend.redisSlot].map(typed)
   const table = backend.limitTable()
   /** The default limits, and the most each can be raised to (keyroute-bindings' `Limits`). */
   const LIMITS = Object.freeze(Object.fromEntries(table.map(([name, value]) => [name, value])))
@@ -59,13 +126,9 @@ export function makeApi(backend) {
       if (spec instanceof NativeRouter) {
         this.#n = spec
       } else {
-        const input = typeof spec === 'string' || spec instanceof Uint8Array ? spec : specJson(spec)
+        const input = typeof spec === 'string' || typedArrayName.call(spec) === 'Uint8Array' ? spec : specJson(spec)
         const limits = limitsJson(options)
-        try {
-          this.#n = limits === undefined ? new NativeRouter(input) : new NativeRouter(input, limits)
-        } catch (e) {
-          throw fromNative(e)
-        }
+        this.#n = construct(NativeRouter, input, limits)
       }
       this.#h = handleOf(this.#n)
       this.#nodes = Object.freeze(this.#n.nodeIds)
@@ -80,29 +143,17 @@ export function makeApi(backend) {
 
     /** The id of the node that owns `key` (a string, or bytes as a Buffer or Uint8Array). */
     route(key) {
-      try {
-        return this.#nodes[routeIndex(this.#h, key)]
-      } catch (e) {
-        throw fromNative(e)
-      }
+      return this.#nodes[routeIndex(this.#h, key)]
     }
 
     /** The position (in `nodes`) of the node that owns `key`. */
     routeIndex(key) {
-      try {
-        return routeIndex(this.#h, key)
-      } catch (e) {
-        throw fromNative(e)
-      }
+      return routeIndex(this.#h, key)
     }
 
     /** `n` distinct node ids for `key`, in preference order. */
     replicas(key, n) {
-      try {
-        return Array.from(this.#n.replicaIndices(key, n), (i) => this.#nodes[i])
-      } catch (e) {
-        throw fromNative(e)
-      }
+      return Array.from(this.#n.replicaIndices(key, n), (i) => this.#nodes[i])
     }
 
     /**
@@ -114,38 +165,22 @@ export function makeApi(backend) {
      * (`splitKeys`, `splitKey`).
      */
     spread(key, r, client) {
-      try {
-        return this.#nodes[this.#n.spreadIndex(key, r, client ?? null, randomSelector())]
-      } catch (e) {
-        throw fromNative(e)
-      }
+      return this.#nodes[this.#n.spreadIndex(key, r, client ?? null, randomSelector())]
     }
 
     /** The slot `key` falls in, for slot-table routers (`slots`, `redis-cluster`); else null. */
     slot(key) {
-      try {
-        return this.#n.slot(key)
-      } catch (e) {
-        throw fromNative(e)
-      }
+      return this.#n.slot(key)
     }
 
     /** The 64-bit number (a bigint) this router routes `key` on. */
     keyHash(key) {
-      try {
-        return this.#n.keyHash(key)
-      } catch (e) {
-        throw fromNative(e)
-      }
+      return this.#n.keyHash(key)
     }
 
     /** The id of the node that owns every key whose `keyHash` is `hash`. */
     routeHash(hash) {
-      try {
-        return this.#nodes[this.#n.routeHash(hash)]
-      } catch (e) {
-        throw fromNative(e)
-      }
+      return this.#nodes[this.#n.routeHash(hash)]
     }
 
     /** The owner of each key of an iterable of keys. Errors name the key (`keyIndex`). */
@@ -209,15 +244,10 @@ export function makeApi(backend) {
      * `offsets.length - 1` node positions when not given).
      */
     routeBatch(data, offsets, out) {
-      if (!(offsets instanceof Uint32Array)) throw new InvalidTypeError(`offsets must be a Uint32Array, not ${describe(offsets)}`)
-      const count = Math.max(offsets.length - 1, 0)
+      const count = Math.max(uint32s(offsets, 'offsets') - 1, 0)
       if (out === undefined) out = new Uint32Array(count)
-      else if (!(out instanceof Uint32Array)) throw new InvalidTypeError(`out must be a Uint32Array, not ${describe(out)}`)
-      try {
-        this.#n.routeBatchInto(data, offsets, out)
-      } catch (e) {
-        throw fromNative(e)
-      }
+      else uint32s(out, 'out')
+      this.#n.routeBatchInto(data, offsets, out)
       return out
     }
 
@@ -290,31 +320,18 @@ export function makeApi(backend) {
      * this router without copying its table. Valid while this router is alive.
      */
     share() {
-      try {
-        return this.#n.share()
-      } catch (e) {
-        throw fromNative(e)
-      }
+      return this.#n.share()
     }
 
     /** The router a `share()` token names. */
     static fromShared(token) {
-      try {
-        return new Router(NativeRouter.fromShared(token))
-      } catch (e) {
-        throw fromNative(e)
-      }
+      return new Router(NativeRouter.fromShared(token))
     }
   }
 
   /** What changing from router `a` to router `b` moves; nodes are matched by id. */
   function diff(a, b) {
-    let d
-    try {
-      d = backend.diff(nativeOf(a), nativeOf(b))
-    } catch (e) {
-      throw fromNative(e)
-    }
+    const d = nativeDiff(nativeOf(a), nativeOf(b))
     const [an, bn] = [a.nodes, b.nodes]
     return {
       moved: d.moved,
@@ -338,11 +355,7 @@ export function makeApi(backend) {
         this.#t = from
         ;[this.#from, this.#to] = to
       } else {
-        try {
-          this.#t = new NativeTransition(nativeOf(from), nativeOf(to), progress)
-        } catch (e) {
-          throw fromNative(e)
-        }
+        this.#t = construct(NativeTransition, nativeOf(from), nativeOf(to), progress)
         this.#from = from
         this.#to = to
       }
@@ -351,11 +364,7 @@ export function makeApi(backend) {
 
     /** The same change at another progress. */
     withProgress(progress) {
-      try {
-        return new Transition(this.#t.withProgress(progress), [this.#from, this.#to])
-      } catch (e) {
-        throw fromNative(e)
-      }
+      return new Transition(this.#t.withProgress(progress), [this.#from, this.#to])
     }
 
     /** The id of the node that owns `key` now. */
@@ -365,31 +374,18 @@ export function makeApi(backend) {
 
     /** The position (in `nodes`) of the node that owns `key` now. */
     routeIndex(key) {
-      try {
-        return this.#t.routeIndex(key)
-      } catch (e) {
-        throw fromNative(e)
-      }
+      return this.#t.routeIndex(key)
     }
 
     /** `{owner, previous}`: `previous` is where to read on a miss while data migrates, or null. */
     routeWithFallback(key) {
-      let placed
-      try {
-        placed = this.#t.routeWithFallback(key)
-      } catch (e) {
-        throw fromNative(e)
-      }
+      const placed = this.#t.routeWithFallback(key)
       return { owner: this.#nodes[placed[0]], previous: placed.length > 1 ? this.#nodes[placed[1]] : null }
     }
 
     /** Whether `key` has cut over to its owner in B. */
     hasCutOver(key) {
-      try {
-        return this.#t.hasCutOver(key)
-      } catch (e) {
-        throw fromNative(e)
-      }
+      return this.#t.hasCutOver(key)
     }
 
     /** Both sides' node ids: B's in order, then A's that B lacks. */
@@ -433,11 +429,7 @@ export function makeApi(backend) {
     constructor(router, c = DEFAULT_BALANCE_FACTOR) {
       const native = nativeOf(router)
       if (typeof c !== 'number') throw new InvalidTypeError(`the balance factor must be a number, not ${describe(c)}`)
-      try {
-        this.#b = new NativeBoundedLoad(native, c)
-      } catch (e) {
-        throw fromNative(e)
-      }
+      this.#b = construct(NativeBoundedLoad, native, c)
       this.#router = router
       this.#index = new Map(router.nodes.map((id, i) => [id, i]))
     }
@@ -453,23 +445,13 @@ export function makeApi(backend) {
 
     /** `{node, rank, isHome}`: where `key` would go now, without taking a slot (rank 0: home). */
     pick(key) {
-      let placed
-      try {
-        placed = this.#b.pick(key)
-      } catch (e) {
-        throw fromNative(e)
-      }
+      const placed = this.#b.pick(key)
       return { node: this.#router.nodes[placed[0]], rank: placed[1], isHome: placed[1] === 0 }
     }
 
     /** Places `key` and takes a slot on its node: the `Lease` gives it back on `release()`. */
     acquire(key) {
-      let lease
-      try {
-        lease = this.#b.acquire(key)
-      } catch (e) {
-        throw fromNative(e)
-      }
+      const lease = this.#b.acquire(key)
       return new Lease(LEASE, lease, this.#router.nodes[lease.node])
     }
 
@@ -559,29 +541,17 @@ export function makeApi(backend) {
 
     constructor(options) {
       const { width, capacity, shards } = hotKeysOptions(options)
-      try {
-        this.#h = new NativeHotKeys(width, capacity, shards)
-      } catch (e) {
-        throw fromNative(e)
-      }
+      this.#h = construct(NativeHotKeys, width, capacity, shards)
     }
 
     /** Counts one observation of `key`; returns its estimate after it. */
     observe(key) {
-      try {
-        return this.#h.observe(key)
-      } catch (e) {
-        throw fromNative(e)
-      }
+      return this.#h.observe(key)
     }
 
     /** The estimate of `key`'s decayed count (never below the true count). */
     heat(key) {
-      try {
-        return this.#h.heat(key)
-      } catch (e) {
-        throw fromNative(e)
-      }
+      return this.#h.heat(key)
     }
 
     /**
@@ -593,21 +563,17 @@ export function makeApi(backend) {
         throw new InvalidTypeError(`isHot takes { count } or { share }, not ${describe(by)}`)
       }
       const { count, share } = by ?? {}
-      try {
-        if (count !== undefined && share === undefined) {
-          if (typeof count !== 'number') throw new InvalidTypeError(`count must be a number, not ${describe(count)}`)
-          if (!(Number.isInteger(count) && count >= 0 && count <= 0xffff_ffff)) {
-            throw new InvalidParameterError(`count must be an integer from 0 to 2^32 - 1, not ${count}`)
-          }
-          return this.#h.isHot(key, count)
+      if (count !== undefined && share === undefined) {
+        if (typeof count !== 'number') throw new InvalidTypeError(`count must be a number, not ${describe(count)}`)
+        if (!(Number.isInteger(count) && count >= 0 && count <= 0xffff_ffff)) {
+          throw new InvalidParameterError(`count must be an integer from 0 to 2^32 - 1, not ${count}`)
         }
-        if (share !== undefined && count === undefined) {
-          if (typeof share !== 'number') throw new InvalidTypeError(`share must be a number, not ${describe(share)}`)
-          if (!(share >= 0 && share <= 1)) throw new InvalidParameterError(`share must be from 0 to 1, not ${share}`)
-          return this.#h.isHotShare(key, share)
-        }
-      } catch (e) {
-        throw fromNative(e)
+        return this.#h.isHot(key, count)
+      }
+      if (share !== undefined && count === undefined) {
+        if (typeof share !== 'number') throw new InvalidTypeError(`share must be a number, not ${describe(share)}`)
+        if (!(share >= 0 && share <= 1)) throw new InvalidParameterError(`share must be from 0 to 1, not ${share}`)
+        return this.#h.isHotShare(key, share)
       }
       throw new InvalidParameterError('give exactly one of { count } and { share }')
     }
@@ -617,12 +583,7 @@ export function makeApi(backend) {
      * bytes are UTF-8 (every string key is), else as a Uint8Array.
      */
     top(k) {
-      let keys, counts
-      try {
-        ;[keys, counts] = this.#h.top(k)
-      } catch (e) {
-        throw fromNative(e)
-      }
+      const [keys, counts] = this.#h.top(k)
       return keys.map((key, i) => ({ key: textOrBytes(key), count: counts[i] }))
     }
 
@@ -647,12 +608,7 @@ export function makeApi(backend) {
    * `key#1` … `key#r` (text for a text key, else bytes); each routes on its own.
    */
   function splitKeys(key, r) {
-    let keys
-    try {
-      keys = backend.splitKeys(key, r)
-    } catch (e) {
-      throw fromNative(e)
-    }
+    const keys = nativeSplitKeys(key, r)
     return typeof key === 'string' ? keys.map((k) => utf8.decode(k)) : keys
   }
 
@@ -661,12 +617,7 @@ export function makeApi(backend) {
    * same `client` (a string or bytes), random without one.
    */
   function splitKey(key, r, client) {
-    let derived
-    try {
-      derived = backend.splitKey(key, r, client ?? null, randomSelector())
-    } catch (e) {
-      throw fromNative(e)
-    }
+    const derived = nativeSplitKey(key, r, client ?? null, randomSelector())
     return typeof key === 'string' ? utf8.decode(derived) : derived
   }
 
@@ -680,20 +631,12 @@ export function makeApi(backend) {
     if (rule !== 'redis' && rule !== 'cluster_key_slot') {
       throw new InvalidSpecError(`rule must be "redis" or "cluster_key_slot", not ${JSON.stringify(rule)}`)
     }
-    try {
-      return backend.redisSlot(key, rule === 'redis' ? 0 : 1)
-    } catch (e) {
-      throw fromNative(e)
-    }
+    return nativeRedisSlot(key, rule === 'redis' ? 0 : 1)
   }
 
-  const parseServer = (address) => {
-    try {
-      return backend.parseServer(address)
-    } catch (e) {
-      throw fromNative(e)
-    }
-  }
+  const parseServer = typed(backend.parseServer)
+
+  for (const cls of [Router, Transition, BoundedLoad, Lease, HotKeys]) typedMethods(cls)
 
   const presets = definePresets(Router, {
     nodes: nodeList,

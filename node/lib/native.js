@@ -1,5 +1,5 @@
 // The Node addon backend: the native library built from `node/src` (napi-rs), loaded from the
-// package folder (the CommonJS bundle in dist/ defines `import.meta.url` as its own file URL).
+// package folder (`require('keyroute')` loads this same module: dist/index.cjs is require(esm)).
 
 import { createRequire } from 'node:module'
 

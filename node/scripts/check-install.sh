@@ -47,6 +47,8 @@ node --input-type=module -e "
   $route_all"'
   routeAll(await import("keyroute"), "ES module, native addon")
   routeAll(await import("keyroute/wasm"), "ES module, WebAssembly")
+  if (require("keyroute").Router !== (await import("keyroute")).Router) throw new Error("require and import give different classes")
+  console.log("  require and import share one module")
 '
 for backend in addon wasm; do
   npx --no-install keyroute-conformance --backend "$backend" --junit "report-$backend.xml" --quiet | sed 's/^/  /'

@@ -76,6 +76,7 @@ test('every code reachable from JavaScript arrives with its code', () => {
     ['internal', 'a bug caught at a boundary'],
     ['out_of_memory', 'an allocation the OS refuses: C and Python test it under a memory limit'],
     ['invalid_argument', "the CLI's usage errors"],
+    ['invalid_toml', 'spec files (from_file in the CLI, C and Python); JavaScript takes specs as values'],
   ])
   for (const [, kind] of keyroute.errorTable()) {
     assert.ok(reached.has(kind) || unreachable.has(kind), `no test reaches ${kind}`)
@@ -137,6 +138,46 @@ test('arguments of every type to every other entry point', () => {
   fails('invalid_parameter', () => ring.routeBatch(new Uint8Array(3), new Uint32Array([0, 4])))
   fails('invalid_parameter', () => ring.routeBatch(new Uint8Array(3), new Uint32Array([2, 1])))
   assert.deepEqual(ring.routeBatch(new Uint8Array(0), new Uint32Array(0)), new Uint32Array(0))
+  // Offsets and out whose memory is gone (detached, or out of bounds after their resizable
+  // buffer shrank) are refused with a typed error on both backends, never routed as empty.
+  const packed = new Uint8Array([0x61, 0x62, 0x63])
+  const detachedU32 = (values) => {
+    const view = new Uint32Array(values)
+    structuredClone(view.buffer, { transfer: [view.buffer] })
+    return view
+  }
+  const shrunkU32 = (values) => {
+    const buffer = new ArrayBuffer(values.length * 4, { maxByteLength: 64 })
+    const view = new Uint32Array(buffer, 0, values.length)
+    view.set(values)
+    buffer.resize(0)
+    return view
+  }
+  for (const [what, gone] of [['detached', detachedU32], ['shrunk', shrunkU32]]) {
+    fails('invalid_parameter', () => ring.routeBatch(packed, gone([0, 1, 3])), `${what} offsets`)
+    fails('invalid_parameter', () => ring.routeBatch(packed, new Uint32Array([0, 1, 3]), gone([0, 0])), `${what} out`)
+  }
+  const tracking = new ArrayBuffer(12, { maxByteLength: 64 })
+  new Uint32Array(tracking).set([0, 1, 3])
+  tracking.resize(8)
+  assert.deepEqual(Array.from(ring.routeBatch(packed, new Uint32Array(tracking))), [ring.routeIndex('a')], 'a length-tracking view that shrank is its new length')
+  // A Proxy is not a typed array, whatever its traps do: invalid_type on both backends, the
+  // trap's own exception never escapes.
+  const trap = () => {
+    throw new Error('a trap ran')
+  }
+  const hostile = (target) => new Proxy(target, { get: trap, getPrototypeOf: trap, has: trap, ownKeys: trap, getOwnPropertyDescriptor: trap })
+  const quiet = (target) => new Proxy(target, {})
+  for (const wrap of [hostile, quiet]) {
+    fails('invalid_type', () => ring.route(wrap(new Uint8Array(3))), `${wrap.name} key`)
+    fails('invalid_type', () => ring.keyHash(wrap(new Uint8Array(3))), `${wrap.name} key`)
+    fails('invalid_type', () => ring.routeBatch(wrap(packed), new Uint32Array([0, 3])), `${wrap.name} data`)
+    fails('invalid_type', () => ring.routeBatch(packed, wrap(new Uint32Array([0, 3]))), `${wrap.name} offsets`)
+    fails('invalid_type', () => ring.routeBatch(packed, new Uint32Array([0, 3]), wrap(new Uint32Array(1))), `${wrap.name} out`)
+  }
+  // A share token is a number: anything else is invalid_type (the addon's argument conversion
+  // used to escape as a napi NumberExpected error).
+  for (const token of ['1', null, undefined, 1n, {}, [1]]) fails('invalid_type', () => Router.fromShared(token), `token ${typeof token}`)
   fails('invalid_type', () => new Transition(ring, {}, 0.5))
   for (const p of [-0.1, 1.1, NaN]) fails('invalid_parameter', () => new Transition(ring, ring, p))
   fails('invalid_spec', () => new Ring(['a'], { point: 40 }))

@@ -248,6 +248,11 @@ test('bad arguments are typed errors', () => {
   fails('invalid_parameter', () => new HotKeys({ shards: 257 }))
   fails('invalid_parameter', () => new HotKeys({ width: 2 ** 30 }))
   fails('invalid_parameter', () => new HotKeys({ width: -1 }))
+  // The core's limits hold for the whole detector, not per shard (C refuses the same).
+  for (const shards of [1, 8, 256]) {
+    fails('invalid_parameter', () => new HotKeys({ width: 2 ** 24 + 1, shards }), `width 2^24 + 1 over ${shards} shards`)
+    fails('invalid_parameter', () => new HotKeys({ capacity: 2 ** 20 + 1, shards }), `capacity 2^20 + 1 over ${shards} shards`)
+  }
   fails('invalid_parameter', () => new HotKeys({ size: 10 }), 'unknown option')
   fails('invalid_type', () => new HotKeys({ width: '1024' }))
   fails('invalid_type', () => new HotKeys(1024))

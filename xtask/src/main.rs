@@ -6,6 +6,7 @@
 //! `bindings/`; this tool writes what each surface needs from them. ARCHITECTURE.md lists the
 //! outputs and when to run it.
 
+mod cjs;
 mod docs;
 mod header;
 mod java;
@@ -39,6 +40,7 @@ fn outputs(root: &Path) -> Result<Vec<Output>, String> {
     all.extend(docs::outputs(root)?);
     all.extend(js::outputs());
     all.extend(java::outputs());
+    all.extend(cjs::outputs(root)?);
 
     Ok(all)
 }
