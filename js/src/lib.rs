@@ -99,8 +99,10 @@ pub trait Host {
     fn type_name(&self, value: &Self::Value<'_>) -> Result<String, Self::Error>;
 
     /// A router from a spec (JSON text, or its bytes as a `Uint8Array`) under `limits`, in
-    /// the shared order: the spec's size first, before it is copied anywhere.
-    fn build(&self, spec: &Self::Value<'_>, limits: &Limits) -> Result<Router, Self::Error>;
+    /// the shared order: the spec's size first, before it is copied anywhere. `serialized`: the
+    /// JavaScript layer wrote the text from the caller's object, so errors name the field but
+    /// no line and column (`Router::from_serialized`).
+    fn build(&self, spec: &Self::Value<'_>, limits: &Limits, serialized: bool) -> Result<Router, Self::Error>;
 
     /// The keys of `joined` (one string; key `i` is `lengths[i]` UTF-16 code units) as packed
     /// UTF-8 and `lengths.len() + 1` offsets, each key by the key text policy (an error names
@@ -345,7 +347,7 @@ macro_rules! surface {
                 /// its size first, then its encoding, syntax, node count and shape.
                 new(h, spec: Value, limits: Value) -> Self {
                     let limits = h.limits(&limits)?;
-                    Ok(Self { inner: ::std::sync::Arc::new(h.build(&spec, &limits)?) })
+                    Ok(Self { inner: ::std::sync::Arc::new(h.build(&spec, &limits, false)?) })
                 }
                 {
                     /// The position of the node that owns `key`.
@@ -451,6 +453,14 @@ macro_rules! surface {
                     /// without copying its table (valid while this router is alive).
                     [] "share" fn share(self; h) -> f64 {
                         h.share(&self.inner)
+                    }
+
+                    /// As the constructor, for JSON the JavaScript layer wrote from the caller's
+                    /// spec object: errors name the field (`nodes[1].weight`), not a line and
+                    /// column of text the caller never wrote.
+                    [] "fromSerialized" fn from_serialized(; h, spec: Value, limits: Value) -> NativeRouter {
+                        let limits = h.limits(&limits)?;
+                        Ok(NativeRouter { inner: ::std::sync::Arc::new(h.build(&spec, &limits, true)?) })
                     }
 
                     /// The router a token from `share` names, in this worker.
@@ -668,6 +678,21 @@ macro_rules! surface {
                         $crate::Js::Str(node.host.unwrap_or_default()),
                         $crate::Js::Num(f64::from(node.port.unwrap_or_default())),
                     ]))
+                }
+
+                /// A constructor's node argument (JSON text) as a spec's `nodes` list (JSON text),
+                /// read in `form` (`nodes`, `buckets`, `servers`, `slot_ranges`) under `limits`
+                /// (JSON, or absent): `keyroute_bindings::nodes::spec_nodes`, the one reading
+                /// every surface shares. Limits that do not parse bound the count by the
+                /// ceiling; the router then reports them.
+                "specNodes" fn spec_nodes(h, form: Value, nodes: Value, limits: Value) -> Out {
+                    use $crate::bindings::{ErrorCode, Limits, registry::NodeForm};
+                    let form = h.text(&form, "a node form")?;
+                    let form = NodeForm::from_name(&form).ok_or_else(|| h.fail(ErrorCode::Internal, "unknown node form"))?;
+                    let limits = h.limits(&limits).unwrap_or(Limits::CEILING);
+                    let nodes = h.text(&nodes, "nodes")?;
+                    let list = h.check($crate::bindings::nodes::spec_nodes(form, nodes.as_bytes(), &limits))?;
+                    h.out($crate::Js::Str(list))
                 }
 
                 /// The Redis Cluster slot of `key`: `rule` 0 is Redis's own hash-tag rule, 1 the

@@ -78,16 +78,17 @@ impl Host for Napi<'_> {
         Ok(keys::type_name(value.get_type()?).to_owned())
     }
 
-    fn build(&self, spec: &Unknown<'_>, limits: &Limits) -> Result<Router> {
+    fn build(&self, spec: &Unknown<'_>, limits: &Limits, serialized: bool) -> Result<Router> {
         let env = self.0;
+        let parse = if serialized { Router::from_serialized } else { Router::from_bytes };
         let raw = spec.value().value;
         let built = match spec.get_type()? {
             ValueType::String => {
                 limits.check_spec_bytes(keys::utf8_len(env, raw)?, "the spec").map_err(|e| throw(env, &e))?;
-                keys::with_string(env, raw, |bytes| Router::from_bytes(bytes, limits))?
+                keys::with_string(env, raw, |bytes| parse(bytes, limits))?
             }
             ValueType::Object => match keys::typed_bytes(env, raw)? {
-                Some(bytes) => Router::from_bytes(bytes, limits),
+                Some(bytes) => parse(bytes, limits),
                 None => return Err(keys::wrong_type(env, "a spec", "an object that is not a Uint8Array")),
             },
             other => return Err(keys::wrong_type(env, "a spec", keys::type_name(other))),

@@ -95,6 +95,18 @@ impl NativeRouter {
     pub fn handle(&self, env: Env) -> Result<Unknown<'static>> {
         fast::handle(&env, &self.inner)
     }
+
+    /// The router a spec file describes: JSON, or TOML when its name ends in `.toml`, under
+    /// `limits` (JSON of the limits to change, or absent). The addon only: the WebAssembly
+    /// build has no files.
+    #[napi(factory, catch_unwind)]
+    pub fn from_file(env: Env, path: Unknown<'_>, limits: Unknown<'_>) -> Result<Self> {
+        let h = Napi(&env);
+        let path = h.text(&path, "a file path")?;
+        let limits = h.limits(&limits)?;
+        let router = h.check(keyroute_js::bindings::Router::from_file(&path, &limits))?;
+        Ok(Self { inner: std::sync::Arc::new(router) })
+    }
 }
 
 /// The per-key call `routeIndex(handle, key)`, a plain Node-API function (see `fast.rs`);

@@ -92,10 +92,11 @@ fn with_text<R>(value: &JsValue, text: &str, f: impl FnOnce(&[u8]) -> R) -> JsRe
 
 /// Builds a router from a spec (JSON text, or its bytes as a `Uint8Array`) under `limits`, in
 /// the shared order: the size first, before anything is copied into the module's memory.
-fn build(spec: &JsValue, limits: &Limits) -> JsResult<Router> {
+fn build(spec: &JsValue, limits: &Limits, serialized: bool) -> JsResult<Router> {
+    let parse = if serialized { Router::from_serialized } else { Router::from_bytes };
     if let Some(bytes) = as_uint8(spec) {
         limits.check_spec_bytes(bytes.length() as usize, "the spec").map_err(|e| js_error(&e))?;
-        return Router::from_bytes(&uint8_bytes(bytes), limits).map_err(|e| js_error(&e));
+        return parse(&uint8_bytes(bytes), limits).map_err(|e| js_error(&e));
     }
     if !spec.is_string() {
         return Err(js_code(
@@ -115,7 +116,7 @@ fn build(spec: &JsValue, limits: &Limits) -> JsResult<Router> {
     let text = spec.as_string().unwrap_or_default();
     // Its UTF-8 length as V8 and the addon count it (a lone surrogate is the 3 bytes of U+FFFD).
     limits.check_spec_bytes(text.len(), "the spec").map_err(|e| js_error(&e))?;
-    with_text(spec, &text, |bytes| Router::from_bytes(bytes, limits))?.map_err(|e| js_error(&e))
+    with_text(spec, &text, |bytes| parse(bytes, limits))?.map_err(|e| js_error(&e))
 }
 
 /// The bytes of a `Uint8Array`, copied into the module's memory. A detached buffer reads as
@@ -267,8 +268,8 @@ impl Host for Wasm {
         Ok(type_name(value))
     }
 
-    fn build(&self, spec: &JsValue, limits: &Limits) -> JsResult<Router> {
-        build(spec, limits)
+    fn build(&self, spec: &JsValue, limits: &Limits, serialized: bool) -> JsResult<Router> {
+        build(spec, limits, serialized)
     }
 
     fn joined_keys(&self, joined: &JsValue, lengths: &[u32]) -> JsResult<(Vec<u8>, Vec<usize>)> {
