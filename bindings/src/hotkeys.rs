@@ -42,10 +42,18 @@ impl SharedHotKeys {
                 format!("shards must be 1 to {MAX_SHARDS}, not {shards}"),
             ));
         }
-        if capacity == 0 {
-            return Err(Error::from(keyroute::Error::InvalidParameter(
-                "the candidate capacity must be between 1 and 2^20",
-            )));
+        // The limits hold for the whole detector, not for each shard's part of it.
+        if width > keyroute::hotkeys::MAX_WIDTH {
+            return Err(Error::new(
+                ErrorCode::InvalidParameter,
+                format!("the sketch width must be at most {}, not {width}", keyroute::hotkeys::MAX_WIDTH),
+            ));
+        }
+        if capacity == 0 || capacity > keyroute::hotkeys::MAX_CANDIDATES {
+            return Err(Error::new(
+                ErrorCode::InvalidParameter,
+                format!("the candidate capacity must be 1 to {}, not {capacity}", keyroute::hotkeys::MAX_CANDIDATES),
+            ));
         }
         let mut all = Vec::new();
         all.try_reserve_exact(shards).map_err(|_| Error::from(keyroute::Error::OutOfMemory))?;
@@ -170,5 +178,14 @@ mod tests {
             assert_eq!(SharedHotKeys::new(4096, 256, bad).unwrap_err().code(), ErrorCode::InvalidParameter);
         }
         assert_eq!(SharedHotKeys::new(4096, 0, 4).unwrap_err().code(), ErrorCode::InvalidParameter);
+        // The core's limits bound the whole detector, however many shards share it.
+        use keyroute::hotkeys::{MAX_CANDIDATES, MAX_WIDTH};
+        for shards in [1, 8, MAX_SHARDS] {
+            assert_eq!(SharedHotKeys::new(MAX_WIDTH + 1, 256, shards).unwrap_err().code(), ErrorCode::InvalidParameter);
+            assert_eq!(
+                SharedHotKeys::new(4096, MAX_CANDIDATES + 1, shards).unwrap_err().code(),
+                ErrorCode::InvalidParameter
+            );
+        }
     }
 }
