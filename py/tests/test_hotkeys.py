@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections import Counter
 
 import keyroute
-from keyroute import _native
 import pytest
 from conftest import run_threads
+from keyroute import _native
 
 
 def test_the_hottest_keys_lead_and_estimates_bound_the_truth() -> None:
