@@ -1174,13 +1174,26 @@ function specJson(spec) {
   }
 }
 
-// lib/index.js
-var api = makeApi(native_exports);
-var { Router, Transition, diff: diff2, redisSlot: redisSlot2, errorTable: errorTable2, LIMITS, LIMITS_CEILING } = api;
-var { BoundedLoad, Lease, HotKeys, splitKeys: splitKeys2, splitKey: splitKey2 } = api;
+// lib/face.js
+var apis = /* @__PURE__ */ new WeakMap();
+function apiOf(backend) {
+  let api2 = apis.get(backend);
+  if (api2 === void 0) {
+    api2 = makeApi(backend);
+    apis.set(backend, api2);
+  }
+  return api2;
+}
+
+// lib/generated/presets-native.js
+var api = apiOf(native_exports);
 var { Ring, Jump, Rendezvous, Maglev, Slots, MultiProbe, Modulo, Libmemcached } = api;
 var { Spymemcached, Uhashring, NpmHashring, PythonHashRing, Nginx, Twemproxy, Guava, RedisCluster } = api;
 var { PymemcacheRendezvous, LibmemcachedModula, PythonMemcached, JavaHashCode } = api;
+
+// lib/index.js
+var { Router, Transition, diff: diff2, redisSlot: redisSlot2, errorTable: errorTable2, LIMITS, LIMITS_CEILING } = apiOf(native_exports);
+var { BoundedLoad, Lease, HotKeys, splitKeys: splitKeys2, splitKey: splitKey2 } = apiOf(native_exports);
 // Annotate the CommonJS export names for ESM import in node:
 0 && (module.exports = {
   ALGORITHMS,
