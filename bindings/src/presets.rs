@@ -187,12 +187,10 @@ struct UhashringParams {
 
 fn uhashring(p: &mut UhashringParams, t: keyroute::Topology) -> Result<Router> {
     let options = match p.mode {
-        UhashringMode::Ketama => {
-            UhashringOptions::Ketama {
-                vnodes: *p.vnodes.get_or_insert(UhashringOptions::KETAMA_VNODES),
-                replicas: *p.replicas.get_or_insert(UhashringOptions::KETAMA_REPLICAS),
-            }
-        }
+        UhashringMode::Ketama => UhashringOptions::Ketama {
+            vnodes: *p.vnodes.get_or_insert(UhashringOptions::KETAMA_VNODES),
+            replicas: *p.replicas.get_or_insert(UhashringOptions::KETAMA_REPLICAS),
+        },
         UhashringMode::Default => {
             if p.replicas.is_some() {
                 return Err(Error::new(ErrorCode::InvalidSpec, "uhashring's default mode has no replicas parameter"));
@@ -610,6 +608,9 @@ mod tests {
         assert_eq!(ketama["replicas"], UhashringOptions::KETAMA_REPLICAS);
         let npm = params("npm-hashring", "{}");
         let core = NpmHashringOptions::default();
-        assert_eq!((npm["vnode_count"].clone(), npm["replicas"].clone()), (core.vnode_count.into(), core.replicas.into()));
+        assert_eq!(
+            (npm["vnode_count"].clone(), npm["replicas"].clone()),
+            (core.vnode_count.into(), core.replicas.into())
+        );
     }
 }
