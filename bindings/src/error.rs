@@ -165,6 +165,8 @@ error_table! {
     OutOfMemory = 25, "out_of_memory", Memory;
     /// A command-line argument the `keyroute` command cannot use (an unknown option, a missing value).
     InvalidArgument = 26, "invalid_argument", Value;
+    /// A spec file ending in `.toml` that is not valid TOML.
+    InvalidToml = 27, "invalid_toml", Value;
     /// A bug in keyroute caught at a language boundary (a panic); please report it.
     Internal = 99, "internal", Internal;
 }
@@ -239,6 +241,7 @@ impl From<keyroute::Error> for Error {
             E::InvalidKey(_) => ErrorCode::InvalidKey,
             E::BufferTooSmall => ErrorCode::BufferTooSmall,
             E::OutOfMemory => ErrorCode::OutOfMemory,
+            E::RouteHashUnsupported => ErrorCode::RouteHashUnsupported,
             _ => ErrorCode::Internal,
         };
         Self::new(code, e.to_string())

@@ -1,37 +1,13 @@
 //! Routing by a precomputed 64-bit key hash, for callers that already hold one number per key
 //! (a column of `u64` hashes, a numpy array) or route 64-bit integers directly (jump over
-//! `u64be` keys). Defined only where the algorithm routes on a single 64-bit input; for every
-//! key, `route(key) == route_hash(key_hash(key))`.
+//! `u64be` keys). Which algorithms define it, and on which hash, is the core's decision
+//! ([`keyroute::Router::key_hasher`]); this forwards with the bindings' errors. For every key,
+//! `route(key) == route_hash(key_hash(key))`.
 
-use crate::{Error, ErrorCode, Result, Router};
-
-/// The core routers that route on one 64-bit input.
-enum Hashed<'a> {
-    Ring(&'a keyroute::Ring),
-    Jump(&'a keyroute::Jump),
-    Maglev(&'a keyroute::Maglev),
-    Modulo(&'a keyroute::Modulo),
-}
+use crate::{Error, Result, Router};
 
 impl Router {
-    fn hashed(&self) -> Result<Hashed<'_>> {
-        match self.core() {
-            // A 128-bit ring (uhashring's default) compares more than 64 bits of the key hash.
-            keyroute::Router::Ring(r) if r.key_hash().bits() <= 64 => Ok(Hashed::Ring(r)),
-            keyroute::Router::Jump(r) => Ok(Hashed::Jump(r)),
-            keyroute::Router::Maglev(r) => Ok(Hashed::Maglev(r)),
-            keyroute::Router::Modulo(r) => Ok(Hashed::Modulo(r)),
-            _ => Err(Error::new(
-                ErrorCode::RouteHashUnsupported,
-                "routing by hash needs an algorithm that routes on one 64-bit key hash \
-                 (ring, jump, maglev, modulo, and the presets built on a ring or on jump)",
-            )),
-        }
-    }
-
-    /// The 64-bit number this router routes `key` on: XXH3-64 for the native ring, jump,
-    /// Maglev and modulo; the peer's key hash for ring presets (32-bit values); the key itself
-    /// as a big-endian integer for jump over `u64be` keys.
+    /// The 64-bit number this router routes `key` on (see [`keyroute::Router::key_hash`]).
     ///
     /// # Errors
     /// `route_hash_unsupported` for algorithms that do not route on one 64-bit hash
@@ -47,12 +23,7 @@ impl Router {
     /// # Errors
     /// `route_hash_unsupported` as [`Router::key_hash`].
     pub fn key_hasher(&self) -> Result<KeyHasher<'_>> {
-        Ok(KeyHasher(match self.hashed()? {
-            Hashed::Ring(r) => HasherKind::Hash(r.key_hash()),
-            Hashed::Jump(r) => HasherKind::Jump(r),
-            // conformance/SPEC.md: maglev-v1 and modulo route on H(key) = xxh3(key).
-            Hashed::Maglev(_) | Hashed::Modulo(_) => HasherKind::Hash(keyroute::KeyHash::Xxh3),
-        }))
+        Ok(KeyHasher(self.core().key_hasher()?))
     }
 
     /// The owner of any key whose [`Router::key_hash`] is `hash` (a node index).
@@ -60,12 +31,7 @@ impl Router {
     /// # Errors
     /// `route_hash_unsupported` as [`Router::key_hash`].
     pub fn route_hash(&self, hash: u64) -> Result<u32> {
-        Ok(match self.hashed()? {
-            Hashed::Ring(r) => r.route_hash(hash),
-            Hashed::Jump(r) => r.route_hash(hash),
-            Hashed::Maglev(r) => r.route_hash(hash),
-            Hashed::Modulo(r) => r.route_hash(hash),
-        })
+        Ok(self.core().route_hash(hash)?)
     }
 
     /// Routes every hash of `hashes` into `out[..hashes.len()]`, allocating nothing.
@@ -74,29 +40,13 @@ impl Router {
     /// `route_hash_unsupported` as [`Router::key_hash`]; `buffer_too_small` when `out` is
     /// shorter than `hashes` (nothing is written then).
     pub fn route_hash_batch(&self, hashes: &[u64], out: &mut [u32]) -> Result<()> {
-        let hashed = self.hashed()?;
-        let out = out
-            .get_mut(..hashes.len())
-            .ok_or_else(|| Error::new(ErrorCode::BufferTooSmall, "the output is shorter than the hashes"))?;
-        match hashed {
-            Hashed::Ring(r) => r.route_hash_batch(hashes, out).map_err(Error::from)?,
-            Hashed::Jump(r) => fill(hashes, out, |h| r.route_hash(h)),
-            Hashed::Maglev(r) => fill(hashes, out, |h| r.route_hash(h)),
-            Hashed::Modulo(r) => fill(hashes, out, |h| r.route_hash(h)),
-        }
-        Ok(())
+        Ok(self.core().route_hash_batch(hashes, out)?)
     }
 }
 
 /// A router's key hash ([`Router::key_hasher`]): `hash(key) == router.key_hash(key)`.
 #[derive(Debug, Clone, Copy)]
-pub struct KeyHasher<'a>(HasherKind<'a>);
-
-#[derive(Debug, Clone, Copy)]
-enum HasherKind<'a> {
-    Hash(keyroute::KeyHash),
-    Jump(&'a keyroute::Jump),
-}
+pub struct KeyHasher<'a>(keyroute::KeyHasher<'a>);
 
 impl KeyHasher<'_> {
     /// The 64-bit number the router routes `key` on.
@@ -106,24 +56,14 @@ impl KeyHasher<'_> {
     /// bytes).
     #[inline]
     pub fn hash(&self, key: &[u8]) -> Result<u64> {
-        Ok(match self.0 {
-            HasherKind::Hash(h) => h.hash(key),
-            HasherKind::Jump(r) => r.key_input(key)?,
-        })
-    }
-}
-
-/// One loop per algorithm, so the dispatch happens once per batch, not once per hash.
-#[inline]
-fn fill(hashes: &[u64], out: &mut [u32], route: impl Fn(u64) -> u32) {
-    for (o, &h) in out.iter_mut().zip(hashes) {
-        *o = route(h);
+        self.0.hash(key).map_err(Error::from)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ErrorCode;
 
     fn router(algorithm: &str, params: &str) -> Router {
         let nodes = r#"[{"id":"a"},{"id":"b"},{"id":"c"},{"id":"d"},{"id":"e"}]"#;

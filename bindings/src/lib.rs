@@ -31,11 +31,14 @@ pub mod analysis;
 pub mod bounded;
 pub mod conformance;
 mod error;
+#[cfg(feature = "files")]
+mod file;
 mod hashed;
 pub mod hotkeys;
 pub mod keys;
 mod limits;
 mod native;
+pub mod nodes;
 mod owned;
 mod presets;
 pub mod registry;
@@ -47,6 +50,8 @@ pub mod spread;
 mod transition;
 
 pub use error::{Error, ErrorCategory, ErrorCode, Result};
+#[cfg(feature = "files")]
+pub use file::is_toml;
 pub use hashed::KeyHasher;
 pub use limits::Limits;
 pub use router::Router;

@@ -60,7 +60,7 @@ impl Limits {
     /// `invalid_json` for malformed JSON; `invalid_parameter` for an unknown field, a value that
     /// is not a whole number, or one above [`Limits::CEILING`].
     pub fn from_json(text: &str) -> Result<Self> {
-        let value: serde_json::Value = serde_json::from_str(text).map_err(crate::spec::json_error)?;
+        let value: serde_json::Value = serde_json::from_str(text).map_err(crate::spec::text_json_error)?;
         let limits: Limits = serde_json::from_value(value)
             .map_err(|e| Error::new(ErrorCode::InvalidParameter, format!("limits: {e}")))?;
         limits.checked()

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 #[cfg(feature = "schema")]
 use crate::registry::schema_of;
-use crate::registry::{Algorithm, Analysis, Kind, NodeField, NodeForm, Supports, Weights, build_with};
+use crate::registry::{Algorithm, Kind, NodeField, NodeForm, build_with};
 use crate::spec::Spec;
 use crate::{Error, ErrorCode, Result};
 
@@ -32,6 +32,16 @@ struct RingParams {
 }
 fn default_points() -> u32 {
     keyroute::DEFAULT_POINTS_PER_WEIGHT
+}
+
+impl Spec {
+    /// Sets the parameter a native ring reads its points per unit of weight from (the one
+    /// [`keyroute::Capabilities::points_per_weight`] reports on the built router), for tools
+    /// that compare one ring at several point counts (`keyroute balance --points`). Other
+    /// algorithms refuse the parameter when the router is built (`invalid_spec`).
+    pub fn set_points_per_weight(&mut self, points: u32) {
+        self.params.insert("points_per_weight".into(), Value::from(points));
+    }
 }
 
 /// What jump hashes a key into.
@@ -127,7 +137,6 @@ pub(crate) static ALGORITHMS: [Algorithm; 7] = [
         kind: Kind::Native { scheme: "ring-v1" },
         nodes: NodeForm::Nodes,
         node_fields: &[Id, Weight, Zone],
-        supports: Supports { weights: Weights::Honoured, replicas: true, route_hash: true, analysis: Analysis::Exact },
         keywords: &[("points_per_weight", "points")],
         example: r#"{"algorithm":"ring","nodes":[{"id":"cache-a"},{"id":"cache-b"},{"id":"cache-c"}]}"#,
         #[cfg(feature = "schema")]
@@ -140,12 +149,6 @@ pub(crate) static ALGORITHMS: [Algorithm; 7] = [
         kind: Kind::Native { scheme: "jump-v1" },
         nodes: NodeForm::Buckets,
         node_fields: EQUAL_WEIGHTS,
-        supports: Supports {
-            weights: Weights::Refused,
-            replicas: false,
-            route_hash: true,
-            analysis: Analysis::Expected,
-        },
         keywords: &[],
         example: r#"{"algorithm":"jump","nodes":[{"id":"0"},{"id":"1"},{"id":"2"}]}"#,
         #[cfg(feature = "schema")]
@@ -166,12 +169,6 @@ pub(crate) static ALGORITHMS: [Algorithm; 7] = [
         kind: Kind::Native { scheme: "rendezvous-v1" },
         nodes: NodeForm::Nodes,
         node_fields: &[Id, Weight, Zone],
-        supports: Supports {
-            weights: Weights::Honoured,
-            replicas: true,
-            route_hash: false,
-            analysis: Analysis::Expected,
-        },
         keywords: &[],
         example: r#"{"algorithm":"rendezvous","nodes":[{"id":"cache-a"},{"id":"cache-b"},{"id":"cache-c"}]}"#,
         #[cfg(feature = "schema")]
@@ -184,7 +181,6 @@ pub(crate) static ALGORITHMS: [Algorithm; 7] = [
         kind: Kind::Native { scheme: "maglev-v1" },
         nodes: NodeForm::Nodes,
         node_fields: &[Id, Weight, Zone],
-        supports: Supports { weights: Weights::Honoured, replicas: true, route_hash: true, analysis: Analysis::Exact },
         keywords: &[],
         example: r#"{"algorithm":"maglev","nodes":[{"id":"cache-a"},{"id":"cache-b"},{"id":"cache-c"}]}"#,
         #[cfg(feature = "schema")]
@@ -197,7 +193,6 @@ pub(crate) static ALGORITHMS: [Algorithm; 7] = [
         kind: Kind::Native { scheme: "slots-v1" },
         nodes: NodeForm::Nodes,
         node_fields: &[Id, Weight, Zone, SlotField],
-        supports: Supports { weights: Weights::Honoured, replicas: true, route_hash: false, analysis: Analysis::Exact },
         keywords: &[],
         example: r#"{"algorithm":"slots","params":{"count":1024},"nodes":[{"id":"cache-a"},{"id":"cache-b"},{"id":"cache-c"}]}"#,
         #[cfg(feature = "schema")]
@@ -219,12 +214,6 @@ pub(crate) static ALGORITHMS: [Algorithm; 7] = [
         kind: Kind::Native { scheme: "multi-probe-v1" },
         nodes: NodeForm::Nodes,
         node_fields: &[Id, Zone],
-        supports: Supports {
-            weights: Weights::Refused,
-            replicas: true,
-            route_hash: false,
-            analysis: Analysis::Sampled,
-        },
         keywords: &[],
         example: r#"{"algorithm":"multi-probe","nodes":[{"id":"cache-a"},{"id":"cache-b"},{"id":"cache-c"}]}"#,
         #[cfg(feature = "schema")]
@@ -237,12 +226,6 @@ pub(crate) static ALGORITHMS: [Algorithm; 7] = [
         kind: Kind::Native { scheme: "modulo" },
         nodes: NodeForm::Buckets,
         node_fields: EQUAL_WEIGHTS,
-        supports: Supports {
-            weights: Weights::Refused,
-            replicas: false,
-            route_hash: true,
-            analysis: Analysis::Expected,
-        },
         keywords: &[],
         example: r#"{"algorithm":"modulo","nodes":[{"id":"cache-a"},{"id":"cache-b"},{"id":"cache-c"}]}"#,
         #[cfg(feature = "schema")]

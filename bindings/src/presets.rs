@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 
 #[cfg(feature = "schema")]
 use crate::registry::schema_of;
-use crate::registry::{Algorithm, Analysis, Kind, NodeField, NodeForm, Supports, Weights, build_with};
+use crate::registry::{Algorithm, Kind, NodeField, NodeForm, build_with};
 use crate::spec::Spec;
 use crate::{Error, ErrorCode, Result};
 
@@ -312,11 +312,6 @@ struct PymemcacheParams {
 }
 
 const SERVERS: &[NodeField] = &[Id, Host, Port, Weight];
-const RING_TEXT: Supports =
-    Supports { weights: Weights::Honoured, replicas: true, route_hash: false, analysis: Analysis::Exact };
-
-const MODULO: Supports =
-    Supports { weights: Weights::Refused, replicas: false, route_hash: false, analysis: Analysis::Sampled };
 
 /// The peer presets, in the order docs list them.
 pub(crate) static ALGORITHMS: [Algorithm; 13] = [
@@ -326,7 +321,6 @@ pub(crate) static ALGORITHMS: [Algorithm; 13] = [
         kind: Kind::Preset { peer: "libmemcached 1.0.18 / 1.1 (libmemcached-awesome) ketama" },
         nodes: NodeForm::Servers,
         node_fields: SERVERS,
-        supports: Supports { weights: Weights::Honoured, replicas: true, route_hash: true, analysis: Analysis::Exact },
         keywords: &[],
         example: r#"{"algorithm":"libmemcached","params":{"distribution":"ketama_weighted"},"nodes":[
             {"id":"10.0.1.1:11211","host":"10.0.1.1","port":11211},
@@ -341,7 +335,6 @@ pub(crate) static ALGORITHMS: [Algorithm; 13] = [
         kind: Kind::Preset { peer: "spymemcached 2.12 KetamaNodeLocator" },
         nodes: NodeForm::Servers,
         node_fields: &[Id, Host, Port, Weight, Name],
-        supports: RING_TEXT,
         keywords: &[],
         example: r#"{"algorithm":"spymemcached","params":{"weighted":true},"nodes":[
             {"id":"10.0.1.1:11211","host":"10.0.1.1","port":11211},
@@ -362,7 +355,6 @@ pub(crate) static ALGORITHMS: [Algorithm; 13] = [
         nodes: NodeForm::Nodes,
         node_fields: &[Id, Weight, Zone],
         // The default ring's 128-bit points are sampled; the ketama ring is analysed exactly.
-        supports: Supports { analysis: Analysis::Sampled, ..RING_TEXT },
         keywords: &[],
         example: r#"{"algorithm":"uhashring","nodes":[{"id":"cache-a"},{"id":"cache-b"},{"id":"cache-c"}]}"#,
         #[cfg(feature = "schema")]
@@ -375,7 +367,6 @@ pub(crate) static ALGORITHMS: [Algorithm; 13] = [
         kind: Kind::Preset { peer: "npm hashring 3.x" },
         nodes: NodeForm::Nodes,
         node_fields: &[Id, Weight, Zone],
-        supports: RING_TEXT,
         keywords: &[],
         example: r#"{"algorithm":"npm-hashring","nodes":[{"id":"10.0.1.1:11211"},{"id":"10.0.1.2:11211"},{"id":"10.0.1.3:11211"}]}"#,
         #[cfg(feature = "schema")]
@@ -397,7 +388,6 @@ pub(crate) static ALGORITHMS: [Algorithm; 13] = [
         kind: Kind::Preset { peer: "PyPI hash_ring 1.3" },
         nodes: NodeForm::Nodes,
         node_fields: &[Id, Weight, Zone],
-        supports: Supports { weights: Weights::Honoured, replicas: true, route_hash: true, analysis: Analysis::Exact },
         keywords: &[],
         example: r#"{"algorithm":"python-hash-ring","nodes":[{"id":"10.0.1.1:11211"},{"id":"10.0.1.2:11211"},{"id":"10.0.1.3:11211"}]}"#,
         #[cfg(feature = "schema")]
@@ -410,7 +400,6 @@ pub(crate) static ALGORITHMS: [Algorithm; 13] = [
         kind: Kind::Preset { peer: "nginx hash $key consistent (http and stream)" },
         nodes: NodeForm::Nodes,
         node_fields: &[Id, Weight, Zone],
-        supports: RING_TEXT,
         keywords: &[],
         example: r#"{"algorithm":"nginx","nodes":[{"id":"10.0.1.1:8080"},{"id":"10.0.1.2:8080"},{"id":"10.0.1.3:8080"}]}"#,
         #[cfg(feature = "schema")]
@@ -423,12 +412,6 @@ pub(crate) static ALGORITHMS: [Algorithm; 13] = [
         kind: Kind::Preset { peer: "twemproxy (nutcracker) 0.5 distribution: ketama" },
         nodes: NodeForm::Servers,
         node_fields: &[Id, Host, Port, Weight, Name],
-        supports: Supports {
-            weights: Weights::Honoured,
-            replicas: true,
-            route_hash: false,
-            analysis: Analysis::Sampled,
-        },
         keywords: &[],
         example: r#"{"algorithm":"twemproxy","nodes":[
             {"id":"10.0.1.1:11211","host":"10.0.1.1","port":11211},
@@ -443,12 +426,6 @@ pub(crate) static ALGORITHMS: [Algorithm; 13] = [
         kind: Kind::Preset { peer: "Guava Hashing.consistentHash" },
         nodes: NodeForm::Buckets,
         node_fields: &[Id],
-        supports: Supports {
-            weights: Weights::Refused,
-            replicas: false,
-            route_hash: true,
-            analysis: Analysis::Expected,
-        },
         keywords: &[],
         example: r#"{"algorithm":"guava","nodes":[{"id":"0"},{"id":"1"},{"id":"2"}]}"#,
         #[cfg(feature = "schema")]
@@ -461,12 +438,6 @@ pub(crate) static ALGORITHMS: [Algorithm; 13] = [
         kind: Kind::Preset { peer: "Redis Cluster key slots (and npm cluster-key-slot)" },
         nodes: NodeForm::SlotRanges,
         node_fields: &[Id, SlotRanges],
-        supports: Supports {
-            weights: Weights::Ignored,
-            replicas: false,
-            route_hash: false,
-            analysis: Analysis::SlotShare,
-        },
         keywords: &[],
         example: r#"{"algorithm":"redis-cluster","nodes":[
             {"id":"redis-a","slots":[[0,5460]]},{"id":"redis-b","slots":[[5461,10922]]},
@@ -481,12 +452,6 @@ pub(crate) static ALGORITHMS: [Algorithm; 13] = [
         kind: Kind::Preset { peer: "pymemcache 4 RendezvousHash" },
         nodes: NodeForm::Nodes,
         node_fields: &[Id, Zone],
-        supports: Supports {
-            weights: Weights::Refused,
-            replicas: true,
-            route_hash: false,
-            analysis: Analysis::Sampled,
-        },
         keywords: &[],
         example: r#"{"algorithm":"pymemcache-rendezvous","nodes":[{"id":"127.0.0.1:11211"},{"id":"127.0.0.1:11212"},{"id":"127.0.0.1:11213"}]}"#,
         #[cfg(feature = "schema")]
@@ -503,7 +468,6 @@ pub(crate) static ALGORITHMS: [Algorithm; 13] = [
         kind: Kind::Preset { peer: "libmemcached 1.0.18 / 1.1 MODULA (pylibmc's default distribution)" },
         nodes: NodeForm::Nodes,
         node_fields: &[Id],
-        supports: MODULO,
         keywords: &[],
         example: r#"{"algorithm":"libmemcached-modula","nodes":[{"id":"10.0.1.1:11211"},{"id":"10.0.1.2:11211"},{"id":"10.0.1.3:11211"}]}"#,
         #[cfg(feature = "schema")]
@@ -518,7 +482,6 @@ pub(crate) static ALGORITHMS: [Algorithm; 13] = [
         kind: Kind::Preset { peer: "python-memcached 1.x Client server selection" },
         nodes: NodeForm::Nodes,
         node_fields: &[Id, Weight],
-        supports: Supports { weights: Weights::Honoured, ..MODULO },
         keywords: &[],
         example: r#"{"algorithm":"python-memcached","nodes":[{"id":"10.0.1.1:11211"},{"id":"10.0.1.2:11211","weight":2}]}"#,
         #[cfg(feature = "schema")]
@@ -531,7 +494,6 @@ pub(crate) static ALGORITHMS: [Algorithm; 13] = [
         kind: Kind::Preset { peer: "Java Math.floorMod(key.hashCode(), n)" },
         nodes: NodeForm::Nodes,
         node_fields: &[Id],
-        supports: MODULO,
         keywords: &[],
         example: r#"{"algorithm":"java-hashcode","nodes":[{"id":"cache-a"},{"id":"cache-b"},{"id":"cache-c"}]}"#,
         #[cfg(feature = "schema")]
@@ -539,14 +501,6 @@ pub(crate) static ALGORITHMS: [Algorithm; 13] = [
         build: |spec, t| build_with(spec, t, |_: &mut JavaHashCodeParams, t| Ok(presets::java_hashcode_modulo(t)?)),
     },
 ];
-
-/// The Redis Cluster slot of a key under a preset router, if it is one.
-pub(crate) fn slot(router: &Router, key: &[u8]) -> Option<u32> {
-    match router {
-        Router::Preset(presets::PresetRouter::RedisCluster(r)) => Some(r.slot(key)),
-        _ => None,
-    }
-}
 
 #[cfg(test)]
 mod tests {

@@ -59,58 +59,16 @@ impl NodeForm {
             Self::SlotRanges => "slot_ranges",
         }
     }
-}
 
-/// What an algorithm does with node weights.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Weights {
-    /// Keys spread in proportion to the weights.
-    Honoured,
-    /// Unequal weights are refused (`weights_unsupported`).
-    Refused,
-    /// Weights play no part (explicit slot tables); any value is accepted.
-    Ignored,
-}
-
-/// How a router's ownership and diffs are computed (`keyroute::analysis::Method`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Analysis {
-    /// Exact, on the key-hash space.
-    Exact,
-    /// Exact per slot.
-    SlotShare,
-    /// Closed form.
-    Expected,
-    /// Estimated from sample keys.
-    Sampled,
-}
-
-impl Analysis {
-    /// The method's name, as [`keyroute::analysis::Method::name`] gives it.
+    /// The form [`NodeForm::name`] names.
     #[must_use]
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Exact => "exact",
-            Self::SlotShare => "slot_share",
-            Self::Expected => "expected",
-            Self::Sampled => "sampled",
-        }
+    pub fn from_name(name: &str) -> Option<Self> {
+        [Self::Nodes, Self::Buckets, Self::Servers, Self::SlotRanges].into_iter().find(|f| f.name() == name)
     }
 }
 
-/// What an algorithm supports, with its default parameters. Every claim is checked against the
-/// built router by the tests.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Supports {
-    /// What it does with weights.
-    pub weights: Weights,
-    /// Whether it defines a replica order (`replicas`).
-    pub replicas: bool,
-    /// Whether it routes on one 64-bit key hash (`route_hash`, `key_hash`).
-    pub route_hash: bool,
-    /// How its ownership is analysed.
-    pub analysis: Analysis,
-}
+pub use keyroute::analysis::Method as Analysis;
+pub use keyroute::{Capabilities, Weights};
 
 /// A node field a spec may carry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -160,8 +118,6 @@ pub struct Algorithm {
     pub nodes: NodeForm,
     /// The node fields it reads (`id` always).
     pub node_fields: &'static [NodeField],
-    /// What it supports.
-    pub supports: Supports,
     /// Shorter constructor keywords for parameters: `(parameter, keyword)`.
     pub keywords: &'static [(&'static str, &'static str)],
     /// A small spec that builds (for docs and tests).
@@ -259,6 +215,17 @@ impl Algorithm {
 }
 
 impl Algorithm {
+    /// What the algorithm supports, as its [`Algorithm::example`] router reports it
+    /// ([`keyroute::Router::capabilities`]): the core decides, the registry only asks. Options
+    /// can change the answer for one spec (libmemcached's `modula` distribution has no replica
+    /// order): ask a built router for its own.
+    ///
+    /// # Errors
+    /// Only if the example does not build, which the registry's tests rule out.
+    pub fn supports(&self) -> Result<Capabilities> {
+        Ok(crate::Router::from_json(self.example)?.capabilities())
+    }
+
     /// The constructor keyword for parameter `param` (its name unless a shorter one is set).
     #[must_use]
     pub fn keyword<'a>(&self, param: &'a str) -> &'a str {
@@ -489,31 +456,32 @@ mod tests {
     fn every_example_builds_and_every_claim_holds() {
         for a in algorithms() {
             let router = Router::from_json(a.example).unwrap_or_else(|e| panic!("{}: example: {e}", a.name));
+            let supports = a.supports().unwrap();
             assert_eq!(router.algorithm(), a.name);
             assert!(router.len() >= 2, "{}: the example needs two nodes for the checks", a.name);
             let key = b"user:42";
             let mut two = [0u32; 2];
             match router.replicas(key, &mut two) {
-                Ok(()) => assert!(a.supports.replicas, "{}: replicas work but are not claimed", a.name),
+                Ok(()) => assert!(supports.replicas, "{}: replicas work but are not claimed", a.name),
                 Err(e) => {
-                    assert!(!a.supports.replicas, "{}: {e}", a.name);
+                    assert!(!supports.replicas, "{}: {e}", a.name);
                     assert_eq!(e.code(), ErrorCode::ReplicasUnsupported, "{}", a.name);
                 }
             }
             match router.route_hash(7) {
-                Ok(_) => assert!(a.supports.route_hash, "{}: route_hash works but is not claimed", a.name),
+                Ok(_) => assert!(supports.route_hash, "{}: route_hash works but is not claimed", a.name),
                 Err(e) => {
-                    assert!(!a.supports.route_hash, "{}: {e}", a.name);
+                    assert!(!supports.route_hash, "{}: {e}", a.name);
                     assert_eq!(e.code(), ErrorCode::RouteHashUnsupported, "{}", a.name);
                 }
             }
             let method = keyroute::analysis::ownership(router.core()).method;
-            assert_eq!(method.name(), a.supports.analysis.name(), "{}", a.name);
+            assert_eq!(method.name(), supports.analysis.name(), "{}", a.name);
             // Weights: make the first node twice as heavy.
             let mut spec = Spec::from_json(a.example).unwrap();
             spec.nodes[0].weight = 2;
             let weighted = Router::from_spec(&spec);
-            match a.supports.weights {
+            match supports.weights {
                 Weights::Refused => {
                     assert_eq!(weighted.unwrap_err().code(), ErrorCode::WeightsUnsupported, "{}", a.name);
                 }

@@ -3,7 +3,7 @@
 use serde_json::{Map, Value};
 
 use crate::spec::Spec;
-use crate::{Error, ErrorCode, Limits, Result, presets, registry};
+use crate::{Error, ErrorCode, Limits, Result, registry};
 
 /// A router built from a topology spec. Immutable; share it freely between threads.
 #[derive(Debug, Clone)]
@@ -34,6 +34,15 @@ impl Router {
     /// As [`Router::from_json`].
     pub fn from_bytes(bytes: &[u8], limits: &Limits) -> Result<Self> {
         Self::from_spec_with(&Spec::from_bytes(bytes, limits)?, limits)
+    }
+
+    /// As [`Router::from_bytes`], for JSON a surface serialised from the caller's own mapping or
+    /// object: errors name the field but no line and column ([`Spec::from_serialized`]).
+    ///
+    /// # Errors
+    /// As [`Router::from_json`].
+    pub fn from_serialized(bytes: &[u8], limits: &Limits) -> Result<Self> {
+        Self::from_spec_with(&Spec::from_serialized(bytes, limits)?, limits)
     }
 
     /// Builds a router from a parsed spec, under the default [`Limits`].
@@ -68,10 +77,8 @@ impl Router {
                 }
             })
             .collect::<Vec<_>>();
-        let topology = keyroute::Topology::new(nodes)?.with_budget(limits.budget());
-        let algorithm = registry::find(&spec.algorithm).ok_or_else(|| {
-            Error::new(ErrorCode::UnknownAlgorithm, format!("unknown algorithm {:?}", spec.algorithm))
-        })?;
+        let topology = keyroute::Topology::new(nodes).map_err(|e| node_error(spec, e))?.with_budget(limits.budget());
+        let algorithm = registry::find(&spec.algorithm).ok_or_else(|| unknown_algorithm(&spec.algorithm))?;
         let (core, params) = (algorithm.build)(spec, topology)?;
         let params = match params {
             Value::Object(map) => map,
@@ -137,10 +144,13 @@ impl Router {
     /// The slot `key` falls in, for routers built on a slot table (`slots`, `redis-cluster`).
     #[must_use]
     pub fn slot(&self, key: &[u8]) -> Option<u32> {
-        match &self.core {
-            keyroute::Router::Slots(s) => Some(s.slot_fn().slot(key)),
-            other => presets::slot(other, key),
-        }
+        self.core.slot(key)
+    }
+
+    /// What this router supports ([`keyroute::Router::capabilities`]).
+    #[must_use]
+    pub fn capabilities(&self) -> keyroute::Capabilities {
+        self.core.capabilities()
     }
 
     /// The id of node `index`.
@@ -198,6 +208,34 @@ impl Router {
     pub fn core(&self) -> &keyroute::Router {
         &self.core
     }
+}
+
+/// A topology error with the offending node named by its id as well as its position.
+fn node_error(spec: &Spec, e: keyroute::Error) -> Error {
+    let id = |index: u32| spec.nodes.get(index as usize).map(|n| n.id.as_str());
+    match e {
+        keyroute::Error::DuplicateNodeId { index } => match id(index) {
+            Some(dup) => {
+                let first = spec.nodes.iter().position(|n| n.id == dup).unwrap_or(0);
+                Error::new(
+                    ErrorCode::DuplicateNodeId,
+                    format!("nodes[{index}] repeats the id {dup:?} of nodes[{first}]: every node needs its own id"),
+                )
+            }
+            None => e.into(),
+        },
+        other => other.into(),
+    }
+}
+
+/// `unknown_algorithm`, naming the closest valid name and listing them all.
+fn unknown_algorithm(name: &str) -> Error {
+    let names: Vec<&str> = registry::algorithms().map(|a| a.name).collect();
+    let hint = crate::spec::closest(name, &names).map_or_else(|| ".".to_owned(), |n| format!("; did you mean {n:?}?"));
+    Error::new(
+        ErrorCode::UnknownAlgorithm,
+        format!("unknown algorithm {name:?}{hint} The algorithms and presets are: {}", names.join(", ")),
+    )
 }
 
 /// Canonical JSON: `serde_json`'s maps are ordered by key, so serialising a `Value` sorts every
@@ -262,6 +300,41 @@ mod tests {
         assert_eq!(
             ring.spread(b"hot", 1_000_000_000, 0).unwrap_err().message(),
             "1000000000 replicas requested but only 4 nodes can hold one"
+        );
+    }
+
+    /// The four mistakes a new user makes first, each answered with a message that names the
+    /// fix: the valid names, the field, the repeated id.
+    #[test]
+    fn errors_point_at_the_fix() {
+        let message = |json: &str| Router::from_json(json).unwrap_err().message().to_owned();
+        let typo = message(r#"{"algorithm":"rnig","nodes":[{"id":"a"}]}"#);
+        assert!(
+            typo.starts_with(
+                r#"unknown algorithm "rnig"; did you mean "ring"? The algorithms and presets are: ring, jump,"#
+            ),
+            "{typo}"
+        );
+        assert!(message(r#"{"algorithm":"Zzz","nodes":[{"id":"a"}]}"#).contains(r#""Zzz". The algorithms"#));
+        let weight = r#"{"algorithm":"ring","nodes":[{"id":"a"},{"id":"b","weight":"2"}]}"#;
+        assert_eq!(
+            message(weight),
+            r#"line 1, column 62: nodes[1].weight must be an integer from 0 to 4294967295, not the string "2" (write 2, without quotes)"#
+        );
+        let serialized = Router::from_serialized(weight.as_bytes(), &Limits::DEFAULT).unwrap_err();
+        assert_eq!(serialized.code(), ErrorCode::InvalidSpec);
+        assert!(serialized.message().starts_with("nodes[1].weight must be"), "{}", serialized.message());
+        assert_eq!(
+            message(r#"{"algorithm":"ring","nodes":[{"id":"a"},{"id":"b"},{"id":"a"}]}"#),
+            r#"nodes[2] repeats the id "a" of nodes[0]: every node needs its own id"#
+        );
+        assert_eq!(
+            message(r#"{"algorithm":"ring","params":{"point":3},"nodes":[{"id":"a"}]}"#),
+            "params: unknown field `point`: did you mean `points_per_weight`? expected `points_per_weight`"
+        );
+        assert!(message(r#"{"algorithm":"ring","parms":{},"nodes":[{"id":"a"}]}"#).contains("did you mean `params`?"));
+        assert!(
+            message(r#"{"algorithm":"ring","nodes":[{"id":"\ud800"}]}"#).contains("half of a UTF-16 surrogate pair")
         );
     }
 

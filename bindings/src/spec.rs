@@ -97,7 +97,7 @@ impl Spec {
     /// when the router is built, as for a whole spec.
     pub fn set_params_json(&mut self, text: &str) -> Result<()> {
         Limits::DEFAULT.check_spec_bytes(text.len(), "params")?;
-        let value: Value = serde_json::from_str(text).map_err(json_error)?;
+        let value: Value = serde_json::from_str(text).map_err(text_json_error)?;
         match value {
             Value::Object(map) => {
                 self.params = map;
@@ -125,16 +125,41 @@ impl Spec {
     /// # Errors
     /// `spec_too_large`, `invalid_utf8`, `invalid_json`, `too_many_nodes`, `invalid_spec`.
     pub fn from_bytes(bytes: &[u8], limits: &Limits) -> Result<Self> {
+        Self::parse(bytes, limits, Origin::Text)
+    }
+
+    /// As [`Spec::from_bytes`], for JSON that a surface serialised from the caller's own mapping
+    /// or object (a Python `dict`, a JavaScript object): errors name the field
+    /// (`nodes[1].weight`) but no line and column, which would point into text the caller never
+    /// wrote.
+    ///
+    /// # Errors
+    /// As [`Spec::from_bytes`].
+    pub fn from_serialized(bytes: &[u8], limits: &Limits) -> Result<Self> {
+        Self::parse(bytes, limits, Origin::Serialized)
+    }
+
+    fn parse(bytes: &[u8], limits: &Limits, origin: Origin) -> Result<Self> {
         limits.check_spec_bytes(bytes.len(), "the spec")?;
         let text = std::str::from_utf8(bytes)
             .map_err(|e| Error::new(ErrorCode::InvalidUtf8, format!("the spec is not UTF-8: {e}")))?;
-        let outline: Outline = serde_json::from_str(text).map_err(json_error)?;
+        let outline: Outline = serde_json::from_str(text).map_err(|e| json_error(e, origin))?;
         outline.check(limits)?;
         // The first pass proved the syntax, so what fails now is the shape (or text with no
         // UTF-8 form, if an escape the first pass skipped holds a lone surrogate).
-        let spec: Spec = serde_json::from_str(text).map_err(|e| match json_error(e) {
-            e if e.code() == ErrorCode::InvalidUtf8 => e,
-            e => Error::new(ErrorCode::InvalidSpec, e.message()),
+        let mut de = serde_json::Deserializer::from_str(text);
+        let spec: Spec = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+            let path = e.path().to_string();
+            let e = e.into_inner();
+            let location = location(&e, origin);
+            match json_error(e, origin) {
+                e if e.code() == ErrorCode::InvalidUtf8 => e,
+                e => {
+                    let message = e.message().strip_prefix(&location).unwrap_or(e.message());
+                    let e = shape_error(&path, message);
+                    Error::new(e.code(), format!("{location}{}", e.message()))
+                }
+            }
         })?;
         spec.check_version()?;
         Ok(spec)
@@ -148,8 +173,8 @@ impl Spec {
     /// [`MAX_VERSION`].
     pub fn from_value(value: Value, limits: &Limits) -> Result<Self> {
         Outline::of(&value).check(limits)?;
-        let spec: Spec =
-            serde_json::from_value(value).map_err(|e| Error::new(ErrorCode::InvalidSpec, e.to_string()))?;
+        let spec: Spec = serde_path_to_error::deserialize(value)
+            .map_err(|e| shape_error(&e.path().to_string(), &e.into_inner().to_string()))?;
         spec.check_version()?;
         Ok(spec)
     }
@@ -304,30 +329,152 @@ impl<'de> Deserialize<'de> for Key {
     }
 }
 
+/// Where a spec's JSON came from, for where its errors point.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Origin {
+    /// Text the caller wrote (a file, a string): errors give the line and column.
+    Text,
+    /// Serialised by a surface from the caller's mapping or object: errors give the field only.
+    Serialized,
+}
+
 /// A JSON syntax error: `invalid_json`, except a number out of range (`invalid_spec`) and a
 /// lone surrogate written as a `\uD800` escape,
 /// which is text with no UTF-8 form (`invalid_utf8`), as it is when written raw: the same text
 /// gets the same code however it was encoded (`JSON.stringify` escapes lone surrogates).
-pub(crate) fn json_error(e: serde_json::Error) -> Error {
-    let message = e.to_string();
+fn json_error(e: serde_json::Error, origin: Origin) -> Error {
+    let full = e.to_string();
+    let at = format!(" at line {} column {}", e.line(), e.column());
+    let message = full.strip_suffix(&at).unwrap_or(&full);
+    let location = location(&e, origin);
     // serde_json's only two messages for an unpaired surrogate escape.
     let surrogate = ["lone leading surrogate in hex escape", "unexpected end of hex escape"];
-    let code = if surrogate.iter().any(|m| message.starts_with(m)) {
-        ErrorCode::InvalidUtf8
-    } else if message.starts_with("number out of range") {
-        // Well-formed JSON (`1e400`) whose value no field can hold: a spec problem, as the same
-        // value given in a mapping is.
-        ErrorCode::InvalidSpec
-    } else {
-        ErrorCode::InvalidJson
+    if surrogate.iter().any(|m| message.starts_with(m)) {
+        return Error::new(
+            ErrorCode::InvalidUtf8,
+            format!(
+                "{location}a \\u escape holds half of a UTF-16 surrogate pair without the other half: \
+                 text in a spec must be Unicode (a lone surrogate has no UTF-8 form)"
+            ),
+        );
+    }
+    // Well-formed JSON (`1e400`) whose value no field can hold: a spec problem, as the same
+    // value given in a mapping is.
+    let code = if message.starts_with("number out of range") { ErrorCode::InvalidSpec } else { ErrorCode::InvalidJson };
+    Error::new(code, format!("{location}{message}"))
+}
+
+/// `line L, column C: ` for an error in text the caller wrote; nothing otherwise.
+fn location(e: &serde_json::Error, origin: Origin) -> String {
+    match origin {
+        Origin::Text if e.line() > 0 => format!("line {}, column {}: ", e.line(), e.column()),
+        _ => String::new(),
+    }
+}
+
+/// JSON syntax errors outside a spec document (a `params` string), located in its text.
+pub(crate) fn text_json_error(e: serde_json::Error) -> Error {
+    json_error(e, Origin::Text)
+}
+
+/// A shape error (`invalid_spec`) at `path` (`nodes[1].weight`; `.` for the document), with
+/// serde's wording turned round to say what the field must be:
+/// `nodes[1].weight must be an integer from 0 to 4294967295, not the string "2" (write 2, without quotes)`.
+fn shape_error(path: &str, message: &str) -> Error {
+    let mut path = if path == "." { "" } else { path };
+    if let Some(field) = message.strip_prefix("unknown field `").and_then(|m| m.split('`').next()) {
+        // The path ends at the unknown field itself; name the object that holds it.
+        path = path.strip_suffix(field).map_or(path, |p| p.strip_suffix('.').unwrap_or(p));
+        let expected: Vec<&str> = message
+            .split_once("expected")
+            .map_or_else(Vec::new, |(_, list)| list.split('`').skip(1).step_by(2).collect());
+        let hint = closest(field, &expected).map(|e| format!("did you mean `{e}`? ")).unwrap_or_default();
+        let rest = message.split_once(", ").map_or("", |(_, rest)| rest);
+        let text = format!("unknown field `{field}`: {hint}{rest}");
+        return Error::new(ErrorCode::InvalidSpec, if path.is_empty() { text } else { format!("{path}: {text}") });
+    }
+    let reworded = ["invalid type: ", "invalid value: "].iter().find_map(|prefix| {
+        let (got, want) = message.strip_prefix(prefix)?.split_once(", expected ")?;
+        Some((got, want))
+    });
+    let text = match (reworded, path) {
+        (Some((got, want)), path) => {
+            let (want, range) = describe_expected(want);
+            let subject = if path.is_empty() { "the spec" } else { path };
+            let mut text = format!("{subject} must be {want}, not {}", describe_got(got));
+            // A number written as a string, which a caller building a spec from form fields or
+            // environment variables easily does.
+            if let (Some(quoted), Some((lo, hi))) =
+                (got.strip_prefix("string \"").and_then(|g| g.strip_suffix('"')), range)
+                && quoted.parse::<u64>().is_ok_and(|n| (lo..=hi).contains(&n))
+            {
+                text.push_str(&format!(" (write {quoted}, without quotes)"));
+            }
+            text
+        }
+        (None, "") => message.to_owned(),
+        (None, path) => format!("{path}: {message}"),
     };
-    Error::new(code, message)
+    Error::new(ErrorCode::InvalidSpec, text)
+}
+
+/// The candidate `given` was most likely meant as: one it begins (`point` for
+/// `points_per_weight`), else the nearest within a couple of edits.
+pub(crate) fn closest<'a>(given: &str, candidates: &[&'a str]) -> Option<&'a str> {
+    let given = given.to_ascii_lowercase();
+    if given.len() >= 3
+        && let Some(c) = candidates.iter().find(|c| c.starts_with(&given))
+    {
+        return Some(c);
+    }
+    candidates
+        .iter()
+        .map(|c| (strsim::damerau_levenshtein(&given, c), *c))
+        .min()
+        .filter(|&(distance, c)| distance <= 2.max(c.len() / 3))
+        .map(|(_, c)| c)
+}
+
+/// serde's name for an expected type, in words, with its integer range if it is one.
+fn describe_expected(want: &str) -> (String, Option<(u64, u64)>) {
+    let range = match want {
+        "u8" => Some(u64::from(u8::MAX)),
+        "u16" => Some(u64::from(u16::MAX)),
+        "u32" => Some(u64::from(u32::MAX)),
+        "u64" => Some(u64::MAX),
+        _ => None,
+    };
+    match range {
+        Some(hi) => (format!("an integer from 0 to {hi}"), Some((0, hi))),
+        None => (want.to_owned(), None),
+    }
+}
+
+/// serde's description of a value it got (`string "2"`, `integer \`-1\``, `map`), in words.
+fn describe_got(got: &str) -> String {
+    if let Some(s) = got.strip_prefix("string ") {
+        return format!("the string {s}");
+    }
+    for kind in ["integer ", "floating point ", "boolean "] {
+        if let Some(v) = got.strip_prefix(kind) {
+            return v.trim_matches('`').to_owned();
+        }
+    }
+    match got {
+        "map" => "an object".to_owned(),
+        "sequence" => "an array".to_owned(),
+        "null" => "null".to_owned(),
+        other => other.to_owned(),
+    }
 }
 
 /// Reads an algorithm's typed parameters from the spec's `params`, refusing unknown ones.
 pub(crate) fn params<T: for<'de> Deserialize<'de>>(params: &Map<String, Value>) -> Result<T> {
-    serde_json::from_value(Value::Object(params.clone()))
-        .map_err(|e| Error::new(ErrorCode::InvalidSpec, format!("params: {e}")))
+    serde_path_to_error::deserialize(Value::Object(params.clone())).map_err(|e| {
+        let path = e.path().to_string();
+        let path = if path == "." { "params".to_owned() } else { format!("params.{path}") };
+        shape_error(&path, &e.into_inner().to_string())
+    })
 }
 
 /// A parameter's value as canonical JSON.

@@ -761,7 +761,7 @@ fn catalogue() -> Vec<Case> {
     ]);
     // TOML, which only the CLI reads (by file extension).
     cases.extend([
-        case("toml-malformed", json!({ "spec_toml": "algorithm = \n" }), Refused(E::InvalidJson)),
+        case("toml-malformed", json!({ "spec_toml": "algorithm = \n" }), Refused(E::InvalidToml)),
         case("toml-wrong-shape", json!({ "spec_toml": "algorithm = \"ring\"\nnodes = 3\n" }), Refused(E::InvalidSpec)),
         case("toml-unknown-field", json!({ "spec_toml": "algorithm = \"ring\"\nweights = [1]\n[[nodes]]\nid = \"a\"\n" }), Refused(E::InvalidSpec)),
         case("toml-valid", json!({ "spec_toml": "algorithm = \"ring\"\n[[nodes]]\nid = \"a\"\n[[nodes]]\nid = \"b\"\n[[nodes]]\nid = \"c\"\n" }), Routes("a")),

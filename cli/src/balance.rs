@@ -77,10 +77,7 @@ fn measure(spec: &Spec, router: &Router, points: Option<&[u32]>) -> Result<Repor
             own,
         }
     };
-    let own_points = (spec.algorithm == "ring").then(|| match router.core() {
-        keyroute_bindings::core::Router::Ring(r) => (r.points() as u64 / topology.total_weight().max(1)) as u32,
-        _ => 0,
-    });
+    let own_points = router.capabilities().points_per_weight;
     let rows = match (own_points, points) {
         (None, Some(_)) => {
             return Err(CliError::usage(
@@ -96,7 +93,7 @@ fn measure(spec: &Spec, router: &Router, points: Option<&[u32]>) -> Result<Repor
             let mut rows = Vec::with_capacity(list.len());
             for p in list {
                 let mut s = spec.clone();
-                s.params.insert("points_per_weight".into(), Value::from(p));
+                s.set_points_per_weight(p);
                 let r = input::build(&s, format_args!("--points {p}")).map_err(CliError::in_usage)?;
                 rows.push(row(&r, format!("{p} points/node"), Some(p), p == own && points.is_none()));
             }
@@ -104,7 +101,7 @@ fn measure(spec: &Spec, router: &Router, points: Option<&[u32]>) -> Result<Repor
         }
     };
     let title = match own_points {
-        Some(_) => format!("ring · {} nodes", ids.len()),
+        Some(_) => format!("{} · {} nodes", router.algorithm(), ids.len()),
         None => format!("{} · {} nodes", algorithm(router), ids.len()),
     };
     Ok(Report { title, ids, fair, rows })

@@ -14,8 +14,8 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use clap::Args;
+use keyroute_bindings::core as kr;
 use keyroute_bindings::core::analysis::{self, Method};
-use keyroute_bindings::core::{self as kr, SlotFn};
 use keyroute_bindings::{ErrorCode, NodeSpec, Router, Spec};
 use serde_json::{Value, json};
 
@@ -310,16 +310,19 @@ fn row(alg: &Algorithm, s: &Scenario, keys: &[Vec<u8>]) -> Result<Outcome> {
         Ok(r) => r,
         Err(e) => return Err(CliError::from_bindings(alg.label, &e)),
     };
-    let b: kr::Router = match (alg.rebalance, a.core()) {
-        (true, kr::Router::Slots(slots)) => {
-            let to = Router::from_spec(&spec(alg, &s.to)?).map_err(|e| CliError::from_bindings(alg.label, &e))?;
-            let rebalanced = slots
-                .rebalance(to.core().topology().clone())
-                .map_err(|e| CliError::from_bindings(alg.label, &keyroute_bindings::Error::from(e)))?;
-            debug_assert_eq!(rebalanced.slot_fn(), SlotFn::Hash { count: 1024 });
-            rebalanced.into()
+    let rebalanced = || -> Result<Option<kr::Router>> {
+        if !alg.rebalance {
+            return Ok(None);
         }
-        _ => match Router::from_spec(&spec(alg, &s.to)?) {
+        let to = Router::from_spec(&spec(alg, &s.to)?).map_err(|e| CliError::from_bindings(alg.label, &e))?;
+        a.core()
+            .rebalance(to.core().topology().clone())
+            .transpose()
+            .map_err(|e| CliError::from_bindings(alg.label, &keyroute_bindings::Error::from(e)))
+    };
+    let b: kr::Router = match rebalanced()? {
+        Some(rebalanced) => rebalanced,
+        None => match Router::from_spec(&spec(alg, &s.to)?) {
             Ok(r) => r.core().clone(),
             Err(e) if e.code() == ErrorCode::WeightsUnsupported => {
                 return Ok(Outcome::Refused(

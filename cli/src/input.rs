@@ -42,31 +42,20 @@ fn read_bytes(path: &Path) -> Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// Parses a spec document: TOML when the file name ends in `.toml`, JSON otherwise. Both are
-/// checked as every surface checks a spec (size, then UTF-8, then syntax, then shape), so a
-/// document gets the same code here as from the library; malformed TOML is `invalid_json`,
-/// as malformed JSON is.
+/// Parses a spec document: TOML when the file name ends in `.toml`, JSON otherwise
+/// ([`Spec::from_file`]'s rule, which the libraries follow too). Both are checked as every
+/// surface checks a spec (size, then UTF-8, then syntax, then shape), so a document gets the
+/// same code here as from the library.
 pub fn spec(path: &Path) -> Result<Spec> {
     let bytes = read_bytes(path)?;
     let name = path.display();
     let fail = |e: &keyroute_bindings::Error| CliError::from_bindings(&name, e);
-    if !path.extension().is_some_and(|e| e.eq_ignore_ascii_case("toml")) {
-        return Spec::from_bytes(&bytes, limits()).map_err(|e| fail(&e));
+    if keyroute_bindings::is_toml(path) {
+        Spec::from_toml(&bytes, limits())
+    } else {
+        Spec::from_bytes(&bytes, limits())
     }
-    toml_spec(&bytes, limits()).map_err(|e| fail(&e))
-}
-
-/// Reads a TOML spec document under `limits`, with the checks a JSON spec gets before its
-/// syntax, in the same order (size, UTF-8, syntax, shape).
-pub fn toml_spec(bytes: &[u8], limits: &Limits) -> keyroute_bindings::Result<Spec> {
-    use keyroute_bindings::Error;
-    limits.check_spec_bytes(bytes.len(), "the spec")?;
-    let text = std::str::from_utf8(bytes)
-        .map_err(|e| Error::new(ErrorCode::InvalidUtf8, format!("the spec is not UTF-8: {e}")))?;
-    let value: toml::Value = toml::from_str(text)
-        .map_err(|e| Error::new(ErrorCode::InvalidJson, format!("not valid TOML: {}", e.message())))?;
-    let json = serde_json::to_value(value).map_err(|e| Error::new(ErrorCode::InvalidSpec, e.to_string()))?;
-    Spec::from_value(json, limits)
+    .map_err(|e| fail(&e))
 }
 
 /// Builds the router a spec describes, under this run's limits.

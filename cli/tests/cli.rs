@@ -300,7 +300,7 @@ fn bad_input_is_one_line_with_a_code_and_the_status_of_its_class() {
         ("unknown.json", r#"{"algorithm":"ketchup","nodes":[{"id":"a"}]}"#, "unknown_algorithm (code 3)"),
         // Malformed TOML is malformed like malformed JSON; a well-formed one of the wrong shape
         // is a spec error like the same JSON.
-        ("bad.toml", "algorithm = \n", "invalid_json (code 1)"),
+        ("bad.toml", "algorithm = \n", "invalid_toml (code 27)"),
         ("shape.toml", "algorithm = \"ring\"\nnodes = 3\n", "invalid_spec (code 2)"),
     ];
     for (name, contents, code) in cases {

@@ -245,6 +245,24 @@ pub fn segments(router: &Router) -> Option<Segments> {
     }
 }
 
+/// How [`ownership`] computes `router`'s shares, without computing them: what
+/// [`Router::capabilities`] reports. Kept beside [`segments`] and [`ownership`], whose choices
+/// it names; the tests check that it agrees with them for every algorithm and preset.
+#[must_use]
+pub fn method(router: &Router) -> Method {
+    let ring_exact = |r: &crate::Ring| r.has_segments();
+    match router {
+        Router::Ring(r) if ring_exact(r) => Method::Exact,
+        Router::Preset(PresetRouter::TextRing(t)) if ring_exact(t.ring()) => Method::Exact,
+        Router::Preset(PresetRouter::Nginx(n)) if ring_exact(n.ring()) => Method::Exact,
+        Router::Maglev(_) => Method::Exact,
+        Router::Slots(s) if matches!(s.slot_fn(), crate::SlotFn::Hash { .. }) => Method::Exact,
+        Router::Slots(_) | Router::Preset(PresetRouter::RedisCluster(_)) => Method::SlotShare,
+        Router::Rendezvous(_) | Router::Jump(_) | Router::Modulo(_) => Method::Expected,
+        _ => Method::Sampled { keys: SAMPLE_KEYS },
+    }
+}
+
 /// Share of keys per node.
 #[must_use]
 pub fn ownership(router: &Router) -> Ownership {

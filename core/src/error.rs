@@ -51,6 +51,8 @@ pub enum Error {
     BufferTooSmall,
     /// Memory for what a spec asks for could not be allocated.
     OutOfMemory,
+    /// The algorithm does not route on one 64-bit key hash ([`crate::Router::route_hash`]).
+    RouteHashUnsupported,
 }
 
 impl fmt::Display for Error {
@@ -77,6 +79,10 @@ impl fmt::Display for Error {
             Self::InvalidKey(what) => write!(f, "invalid key: {what}"),
             Self::BufferTooSmall => f.write_str("the output buffer is too small"),
             Self::OutOfMemory => f.write_str("out of memory for what the spec asks"),
+            Self::RouteHashUnsupported => f.write_str(
+                "routing by hash needs an algorithm that routes on one 64-bit key hash \
+                 (ring, jump, maglev, modulo, and the presets built on a ring or on jump)",
+            ),
         }
     }
 }

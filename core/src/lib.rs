@@ -34,6 +34,7 @@ pub mod analysis;
 #[cfg(target_has_atomic = "32")]
 pub mod bounded;
 mod budget;
+mod capabilities;
 mod error;
 pub mod hash;
 pub mod hotkeys;
@@ -55,6 +56,7 @@ mod transition;
 #[cfg(target_has_atomic = "32")]
 pub use bounded::{BoundedLoad, DEFAULT_BALANCE_FACTOR, Lease, MAX_BALANCE_FACTOR, Pick};
 pub use budget::Budget;
+pub use capabilities::{Capabilities, KeyHasher, Weights};
 pub use error::{BatchError, Error, Result};
 pub use hotkeys::HotKeys;
 

@@ -80,6 +80,8 @@ pub struct Slots {
     slot_fn: SlotFn,
     owners: Box<[u32]>,
     reachable: u32,
+    /// The table was drawn from the weights ([`Slots::new`], [`Slots::rebalance`]), not given.
+    by_weight: bool,
 }
 
 impl Slots {
@@ -96,7 +98,7 @@ impl Slots {
         for (i, &q) in quotas.iter().enumerate() {
             owners.extend(core::iter::repeat_n(i as u32, q as usize));
         }
-        Self::from_owners(topology, slot_fn, owners)
+        Ok(Self { by_weight: true, ..Self::from_owners(topology, slot_fn, owners)? })
     }
 
     /// A slot table given explicitly: `owners[s]` is the node index owning slot `s`
@@ -115,7 +117,7 @@ impl Slots {
             *has.get_mut(o as usize).ok_or(Error::InvalidParameter("a slot owner is not a node"))? = true;
         }
         let reachable = has.iter().filter(|&&h| h).count() as u32;
-        Ok(Self { topology, slot_fn, owners: owners.into(), reachable })
+        Ok(Self { topology, slot_fn, owners: owners.into(), reachable, by_weight: false })
     }
 
     /// A slot table given as inclusive `[first, last]` ranges per node (`ranges[i]` for node
@@ -200,7 +202,14 @@ impl Slots {
             *k += 1;
             *slot = receiver as u32;
         }
-        Self::from_owners(to, self.slot_fn, owners)
+        Ok(Self { by_weight: true, ..Self::from_owners(to, self.slot_fn, owners)? })
+    }
+
+    /// Whether the table was drawn from the weights ([`Slots::new`], [`Slots::rebalance`]);
+    /// false for a table given explicitly, whose owners ignore the weights.
+    #[must_use]
+    pub fn by_weight(&self) -> bool {
+        self.by_weight
     }
 
     /// The owner of `key`.

@@ -127,6 +127,8 @@ enum kr_status_code {
    * value). (`invalid_argument`, category value)
    */
   KR_INVALID_ARGUMENT = 26,
+  /** A spec file ending in `.toml` that is not valid TOML. (`invalid_toml`, category value) */
+  KR_INVALID_TOML = 27,
   /**
    * A bug in keyroute caught at a language boundary (a panic); please report it. (`internal`,
    * category internal)

@@ -12,6 +12,7 @@ mod router;
 mod shared;
 mod transition;
 
+use keyroute_bindings::registry::NodeForm;
 use keyroute_bindings::{Limits, NodeSpec, core, spread};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString};
@@ -31,6 +32,20 @@ fn parse_server(py: Python<'_>, address: &Bound<'_, PyString>) -> PyResult<(Stri
     let address = std::str::from_utf8(keys::utf8(address)?).unwrap_or_default();
     let node = NodeSpec::from_server(address, 1).map_err(|e| errors::to_py(py, &e))?;
     Ok((node.host.unwrap_or_default(), node.port.unwrap_or_default()))
+}
+
+/// A constructor's node argument (JSON text) as a spec's `nodes` list (JSON text), read in
+/// `form` (`nodes`, `buckets`, `servers` or `slot_ranges`) under the limits a router will be
+/// built with (`keyroute_bindings::nodes::spec_nodes`). Limits that do not parse bound the
+/// count by the ceiling; the router then reports them.
+#[pyfunction]
+#[pyo3(signature = (form, nodes, limits=None, /))]
+fn spec_nodes(py: Python<'_>, form: &str, nodes: &str, limits: Option<&str>) -> PyResult<String> {
+    let form = NodeForm::from_name(form).ok_or_else(|| {
+        errors::to_py(py, &keyroute_bindings::Error::new(keyroute_bindings::ErrorCode::Internal, "unknown node form"))
+    })?;
+    let limits = limits.map_or(Ok(Limits::DEFAULT), Limits::from_json).unwrap_or(Limits::CEILING);
+    keyroute_bindings::nodes::spec_nodes(form, nodes.as_bytes(), &limits).map_err(|e| errors::to_py(py, &e))
 }
 
 /// The stable read-spreading selector of a client id (`keyroute_bindings::spread`).
@@ -81,6 +96,8 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(analysis::diff, m)?)?;
     m.add_function(wrap_pyfunction!(error_table, m)?)?;
     m.add_function(wrap_pyfunction!(parse_server, m)?)?;
+    m.add_function(wrap_pyfunction!(spec_nodes, m)?)?;
+    m.add_function(wrap_pyfunction!(router::router_from_file, m)?)?;
     m.add_function(wrap_pyfunction!(client_selector, m)?)?;
     m.add_function(wrap_pyfunction!(split_keys, m)?)?;
     m.add_function(wrap_pyfunction!(split_key, m)?)?;

@@ -16,6 +16,18 @@ use crate::keys::{self, KeyBatch};
 #[pyclass(name = "RouterHandle", module = "keyroute._native", frozen)]
 pub(crate) struct RouterHandle(pub(crate) Arc<Router>);
 
+/// The router a spec file describes (JSON, or TOML when its name ends in `.toml`), under
+/// `limits` (JSON of the limits to change), as a handle for `keyroute.Router.from_file`.
+#[pyfunction]
+#[pyo3(signature = (path, /, limits=None))]
+pub(crate) fn router_from_file(py: Python<'_>, path: std::path::PathBuf, limits: Option<&str>) -> PyResult<RouterHandle> {
+    let limits = limits.map_or(Ok(Limits::DEFAULT), Limits::from_json).map_err(|e| errors::to_py(py, &e))?;
+    match py.detach(|| Router::from_file(&path, &limits)) {
+        Ok(router) => Ok(RouterHandle(Arc::new(router))),
+        Err(e) => Err(errors::to_py(py, &e)),
+    }
+}
+
 /// A router built from a topology spec (JSON text), immutable and safe to share between
 /// threads. The public class is `keyroute.Router`, a subclass.
 #[pyclass(name = "Router", module = "keyroute._native", frozen, subclass)]
@@ -77,10 +89,16 @@ impl PyRouter {
     }
 
     /// Builds a router from spec JSON text (under `limits`, JSON of the limits to change), or
-    /// wraps a router handle.
+    /// wraps a router handle. `serialized` says the text was written by the package from the
+    /// caller's mapping: errors then name the field but no line and column.
     #[new]
-    #[pyo3(signature = (spec, /, limits=None))]
-    fn new(py: Python<'_>, spec: &Bound<'_, PyAny>, limits: Option<&Bound<'_, PyString>>) -> PyResult<Self> {
+    #[pyo3(signature = (spec, /, limits=None, serialized=false))]
+    fn new(
+        py: Python<'_>,
+        spec: &Bound<'_, PyAny>,
+        limits: Option<&Bound<'_, PyString>>,
+        serialized: bool,
+    ) -> PyResult<Self> {
         if let Ok(handle) = spec.cast::<RouterHandle>() {
             return Ok(Self::wrap(py, Arc::clone(&handle.get().0)));
         }
@@ -108,7 +126,8 @@ impl PyRouter {
         // The spec's UTF-8 (a lone surrogate has none: invalid_utf8), then the shared order.
         let text = keys::utf8(text)?;
         // Building a large ring takes milliseconds: let other threads run meanwhile.
-        match py.detach(|| Router::from_bytes(text, &limits)) {
+        let build = if serialized { Router::from_serialized } else { Router::from_bytes };
+        match py.detach(|| build(text, &limits)) {
             Ok(router) => Ok(Self::wrap(py, Arc::new(router))),
             Err(e) => Err(errors::to_py(py, &e)),
         }

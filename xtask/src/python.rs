@@ -130,19 +130,25 @@ fn class_doc(a: &Algorithm) -> String {
         Kind::Native { scheme } => format!("Native scheme ``{scheme}`` (``conformance/SPEC.md``)."),
         Kind::Preset { peer } => format!("Reproduces {peer} (``conformance/PEERS.md``)."),
     };
-    let weights = match a.supports.weights {
-        Weights::Honoured => "weights honoured",
-        Weights::Refused => "equal weights only",
-        _ => "weights ignored",
-    };
-    let yes = |b: bool| if b { "yes" } else { "no" };
-    doc.push_str(&format!(
-        "\n\n{origin} Spec algorithm ``{}``: {weights}; replicas: {}; ``route_hash``: {}; analysis: {}.",
-        a.name,
-        yes(a.supports.replicas),
-        yes(a.supports.route_hash),
-        a.supports.analysis.name()
-    ));
+    // The core decides what an algorithm supports; its example router is asked.
+    match a.supports() {
+        Ok(supports) => {
+            let weights = match supports.weights {
+                Weights::Honoured => "weights honoured",
+                Weights::Refused => "equal weights only",
+                _ => "weights ignored",
+            };
+            let yes = |b: bool| if b { "yes" } else { "no" };
+            doc.push_str(&format!(
+                "\n\n{origin} Spec algorithm ``{}``: {weights}; replicas: {}; ``route_hash``: {}; analysis: {}.",
+                a.name,
+                yes(supports.replicas),
+                yes(supports.route_hash),
+                supports.analysis.name()
+            ));
+        }
+        Err(e) => doc.push_str(&format!("\n\n{origin} Its example does not build: {e}.")),
+    }
     let params = a.params();
     if !params.is_empty() {
         doc.push_str("\n\nParameters (``None`` leaves one to the spec's default):");

@@ -359,7 +359,7 @@ fn key_bytes(case: &Value) -> Option<Vec<u8>> {
 
 /// Runs the selection through keyroute itself.
 fn run_local(selected: &[Selected]) -> Vec<FileReport> {
-    let toml = |bytes: &[u8], limits: &Limits| crate::input::toml_spec(bytes, limits);
+    let toml = |bytes: &[u8], limits: &Limits| Spec::from_toml(bytes, limits);
     selected
         .iter()
         .map(|file| {

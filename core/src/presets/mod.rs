@@ -173,6 +173,11 @@ impl PresetRouter {
         }
     }
 
+    /// Whether [`PresetRouter::replicas`] answers (the peer defines an order past the owner).
+    pub(crate) fn defines_replicas(&self) -> bool {
+        !matches!(self, Self::RedisCluster(_) | Self::Modulo(_))
+    }
+
     /// The topology.
     #[must_use]
     pub fn topology(&self) -> &Topology {

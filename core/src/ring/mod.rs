@@ -175,6 +175,8 @@ pub struct Ring {
     lookup: LookupRule,
     /// Nodes that own at least one point.
     reachable: u32,
+    /// Points per unit of weight, for a ring built by [`Ring::new`] (native ring-v1).
+    points_per_weight: Option<u32>,
     /// Only for 128-bit point schemes (uhashring's default ring): the table holds each point's
     /// top 64 bits and this holds its low 64 bits, by table position. Empty otherwise.
     ///
@@ -193,7 +195,15 @@ impl Ring {
         if points_per_weight == 0 {
             return Err(Error::InvalidParameter("points per weight must be at least 1"));
         }
-        Self::with_scheme(topology, &PointScheme::v1(points_per_weight))
+        let ring = Self::with_scheme(topology, &PointScheme::v1(points_per_weight))?;
+        Ok(Self { points_per_weight: Some(points_per_weight), ..ring })
+    }
+
+    /// Points per unit of weight, for a ring built by [`Ring::new`]; `None` for a ring built
+    /// from a peer's [`PointScheme`].
+    #[must_use]
+    pub fn points_per_weight(&self) -> Option<u32> {
+        self.points_per_weight
     }
 
     /// A ring with any point scheme (native or a peer preset's).
@@ -242,7 +252,15 @@ impl Ring {
             }
         };
         let table = PointTable::build(total as usize, scheme.point_bits(), topology.len(), scheme.ties, generate)?;
-        Ok(Self { topology, table, key_hash: scheme.key_hash, lookup: scheme.lookup, reachable, low: Box::default() })
+        Ok(Self {
+            topology,
+            table,
+            key_hash: scheme.key_hash,
+            lookup: scheme.lookup,
+            reachable,
+            points_per_weight: None,
+            low: Box::default(),
+        })
     }
 
     /// A ring of 128-bit points (one per name, `PointPlacement::Named` with a 128-bit
@@ -288,6 +306,7 @@ impl Ring {
             key_hash: scheme.key_hash,
             lookup: scheme.lookup,
             reachable,
+            points_per_weight: None,
             low: low.into_boxed_slice(),
         })
     }
@@ -473,6 +492,11 @@ impl Ring {
 
     /// The ring as pieces of its key-hash space (`None` for 128-bit rings, whose space is not
     /// one `u64`). See [`crate::analysis`].
+    /// Whether [`Ring::segments`] answers: every ring but a 128-bit one.
+    pub(crate) fn has_segments(&self) -> bool {
+        self.low.is_empty() && self.table.len() > 0
+    }
+
     pub(crate) fn segments(&self) -> Option<crate::analysis::Segments> {
         if !self.low.is_empty() {
             return None;

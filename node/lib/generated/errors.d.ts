@@ -301,6 +301,15 @@ export declare class InvalidArgumentError extends KeyrouteError {
 }
 
 /**
+ * A spec file ending in `.toml` that is not valid TOML. (`KR_INVALID_TOML`, 27)
+ */
+export declare class InvalidTomlError extends KeyrouteError {
+  constructor(message?: string, options?: { cause?: unknown; keyIndex?: number })
+  static readonly code: "KR_INVALID_TOML"
+  static readonly errno: 27
+}
+
+/**
  * A bug in keyroute caught at a language boundary (a panic); please report it. (`KR_INTERNAL`, 99)
  */
 export declare class InternalError extends KeyrouteError {
@@ -337,6 +346,7 @@ export declare const ERRORS_BY_CODE: {
   readonly KR_SPEC_TOO_LARGE: typeof SpecTooLargeError
   readonly KR_OUT_OF_MEMORY: typeof OutOfMemoryError
   readonly KR_INVALID_ARGUMENT: typeof InvalidArgumentError
+  readonly KR_INVALID_TOML: typeof InvalidTomlError
   readonly KR_INTERNAL: typeof InternalError
 }
 

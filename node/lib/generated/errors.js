@@ -255,6 +255,13 @@ export class InvalidArgumentError extends KeyrouteError {
 define(InvalidArgumentError, "KR_INVALID_ARGUMENT", 26, "invalid_argument", "value")
 
 /**
+ * A spec file ending in `.toml` that is not valid TOML. (`KR_INVALID_TOML`, 27, category `value`)
+ */
+export class InvalidTomlError extends KeyrouteError {
+}
+define(InvalidTomlError, "KR_INVALID_TOML", 27, "invalid_toml", "value")
+
+/**
  * A bug in keyroute caught at a language boundary (a panic); please report it. (`KR_INTERNAL`, 99,
  * category `internal`)
  */
@@ -298,6 +305,7 @@ export const ERRORS_BY_CODE = Object.freeze({
   KR_SPEC_TOO_LARGE: SpecTooLargeError,
   KR_OUT_OF_MEMORY: OutOfMemoryError,
   KR_INVALID_ARGUMENT: InvalidArgumentError,
+  KR_INVALID_TOML: InvalidTomlError,
   KR_INTERNAL: InternalError,
 })
 

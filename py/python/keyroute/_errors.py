@@ -254,6 +254,16 @@ class InvalidArgumentError(Error, ValueError):
     category = "value"
 
 
+class InvalidTomlError(Error, ValueError):
+    """A spec file ending in `.toml` that is not valid TOML. Code 27, ``invalid_toml``, category
+    ``value``.
+    """
+
+    code = 27
+    name = "invalid_toml"
+    category = "value"
+
+
 class InternalError(Error, RuntimeError):
     """A bug in keyroute caught at a language boundary (a panic); please report it. Code 99,
     ``internal``, category ``internal``.
@@ -292,6 +302,7 @@ BY_CODE: Dict[int, Type[Error]] = {
     24: SpecTooLargeError,
     25: OutOfMemoryError,
     26: InvalidArgumentError,
+    27: InvalidTomlError,
     99: InternalError,
 }
 
@@ -323,6 +334,7 @@ __all__ = [
     "SpecTooLargeError",
     "OutOfMemoryError",
     "InvalidArgumentError",
+    "InvalidTomlError",
     "InternalError",
     "BY_CODE",
 ]

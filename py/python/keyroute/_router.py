@@ -8,6 +8,7 @@ and numpy arrays into bytes and back.
 from __future__ import annotations
 
 import json
+import os
 import random
 import sys
 from typing import (
@@ -157,8 +158,17 @@ class Router(_native.Router):
         limits: Union[Limits, Mapping[str, int], None] = None,
     ) -> _R:
         if isinstance(spec, Mapping):
-            spec = spec_json(spec)
+            return super().__new__(cls, spec_json(spec), limits_json(limits), serialized=True)
         return super().__new__(cls, spec, limits_json(limits))
+
+    @classmethod
+    def from_file(
+        cls, path: Union[str, "os.PathLike[str]"], *, limits: Union[Limits, Mapping[str, int], None] = None
+    ) -> Router:
+        """A router from the spec file at ``path``: JSON, or TOML when its name ends in ``.toml``
+        (under ``limits``, the limits to change). A file that cannot be read raises ``IoError``
+        naming the path; a malformed one, the spec's own error (``InvalidTomlError`` for TOML)."""
+        return Router(_native.router_from_file(path, limits_json(limits)))
 
     @classmethod
     def from_json(cls, text: str, *, limits: Union[Limits, Mapping[str, int], None] = None) -> Router:

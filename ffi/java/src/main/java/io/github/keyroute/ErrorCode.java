@@ -122,6 +122,10 @@ public enum ErrorCode {
    */
   INVALID_ARGUMENT(26, "invalid_argument", "value", "A command-line argument the `keyroute` command cannot use (an unknown option, a missing value)."),
   /**
+   * A spec file ending in `.toml` that is not valid TOML. ({@code invalid_toml})
+   */
+  INVALID_TOML(27, "invalid_toml", "value", "A spec file ending in `.toml` that is not valid TOML."),
+  /**
    * A bug in keyroute caught at a language boundary (a panic); please report it. ({@code internal})
    */
   INTERNAL(99, "internal", "internal", "A bug in keyroute caught at a language boundary (a panic); please report it.");
@@ -216,6 +220,8 @@ public enum ErrorCode {
         return OUT_OF_MEMORY;
       case 26:
         return INVALID_ARGUMENT;
+      case 27:
+        return INVALID_TOML;
       case 99:
         return INTERNAL;
       default:
@@ -278,6 +284,8 @@ public enum ErrorCode {
         return new OutOfMemoryException(message);
       case INVALID_ARGUMENT:
         return new InvalidArgumentException(message);
+      case INVALID_TOML:
+        return new InvalidTomlException(message);
       case INTERNAL:
         return new InternalException(message);
       default:
