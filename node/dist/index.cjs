@@ -38,6 +38,7 @@ __export(index_exports, {
   InvalidNodeIdError: () => InvalidNodeIdError,
   InvalidParameterError: () => InvalidParameterError,
   InvalidSpecError: () => InvalidSpecError,
+  InvalidTomlError: () => InvalidTomlError,
   InvalidTypeError: () => InvalidTypeError,
   InvalidUtf8Error: () => InvalidUtf8Error,
   IoError: () => IoError,
@@ -272,6 +273,7 @@ __export(errors_exports, {
   InvalidNodeIdError: () => InvalidNodeIdError,
   InvalidParameterError: () => InvalidParameterError,
   InvalidSpecError: () => InvalidSpecError,
+  InvalidTomlError: () => InvalidTomlError,
   InvalidTypeError: () => InvalidTypeError,
   InvalidUtf8Error: () => InvalidUtf8Error,
   IoError: () => IoError,
@@ -420,6 +422,9 @@ define(OutOfMemoryError, "KR_OUT_OF_MEMORY", 25, "out_of_memory", "memory");
 var InvalidArgumentError = class extends KeyrouteError {
 };
 define(InvalidArgumentError, "KR_INVALID_ARGUMENT", 26, "invalid_argument", "value");
+var InvalidTomlError = class extends KeyrouteError {
+};
+define(InvalidTomlError, "KR_INVALID_TOML", 27, "invalid_toml", "value");
 var InternalError = class extends KeyrouteError {
 };
 define(InternalError, "KR_INTERNAL", 99, "internal", "internal");
@@ -457,6 +462,7 @@ var ERRORS_BY_CODE = Object.freeze({
   KR_SPEC_TOO_LARGE: SpecTooLargeError,
   KR_OUT_OF_MEMORY: OutOfMemoryError,
   KR_INVALID_ARGUMENT: InvalidArgumentError,
+  KR_INVALID_TOML: InvalidTomlError,
   KR_INTERNAL: InternalError
 });
 function fromNative(e, base = 0, single = false) {
@@ -1213,6 +1219,7 @@ var { BoundedLoad, Lease, HotKeys, splitKeys: splitKeys2, splitKey: splitKey2 } 
   InvalidNodeIdError,
   InvalidParameterError,
   InvalidSpecError,
+  InvalidTomlError,
   InvalidTypeError,
   InvalidUtf8Error,
   IoError,
