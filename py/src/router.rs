@@ -20,7 +20,11 @@ pub(crate) struct RouterHandle(pub(crate) Arc<Router>);
 /// `limits` (JSON of the limits to change), as a handle for `keyroute.Router.from_file`.
 #[pyfunction]
 #[pyo3(signature = (path, /, limits=None))]
-pub(crate) fn router_from_file(py: Python<'_>, path: std::path::PathBuf, limits: Option<&str>) -> PyResult<RouterHandle> {
+pub(crate) fn router_from_file(
+    py: Python<'_>,
+    path: std::path::PathBuf,
+    limits: Option<&str>,
+) -> PyResult<RouterHandle> {
     let limits = limits.map_or(Ok(Limits::DEFAULT), Limits::from_json).map_err(|e| errors::to_py(py, &e))?;
     match py.detach(|| Router::from_file(&path, &limits)) {
         Ok(router) => Ok(RouterHandle(Arc::new(router))),
