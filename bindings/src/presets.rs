@@ -187,14 +187,15 @@ struct UhashringParams {
 
 fn uhashring(p: &mut UhashringParams, t: keyroute::Topology) -> Result<Router> {
     let options = match p.mode {
-        UhashringMode::Ketama => {
-            UhashringOptions::Ketama { vnodes: *p.vnodes.get_or_insert(40), replicas: *p.replicas.get_or_insert(4) }
-        }
+        UhashringMode::Ketama => UhashringOptions::Ketama {
+            vnodes: *p.vnodes.get_or_insert(UhashringOptions::KETAMA_VNODES),
+            replicas: *p.replicas.get_or_insert(UhashringOptions::KETAMA_REPLICAS),
+        },
         UhashringMode::Default => {
             if p.replicas.is_some() {
                 return Err(Error::new(ErrorCode::InvalidSpec, "uhashring's default mode has no replicas parameter"));
             }
-            UhashringOptions::Meta { vnodes: *p.vnodes.get_or_insert(160) }
+            UhashringOptions::Meta { vnodes: *p.vnodes.get_or_insert(UhashringOptions::META_VNODES) }
         }
     };
     Ok(presets::uhashring(t, options)?)
@@ -207,22 +208,23 @@ fn uhashring(p: &mut UhashringParams, t: keyroute::Topology) -> Result<Router> {
 #[serde(deny_unknown_fields)]
 struct NpmHashringParams {
     /// `'vnode count'`: names per server at equal weights.
-    #[serde(default = "forty")]
+    #[serde(default = "npm_hashring_vnode_count")]
     #[cfg_attr(feature = "schema", schemars(range(min = 1)))]
     vnode_count: u32,
     /// Points per name: 4 (`'ketama'`), or 3 for `compatibility: 'hash_ring'`.
-    #[serde(default = "four")]
+    #[serde(default = "npm_hashring_replicas")]
     #[cfg_attr(feature = "schema", schemars(range(min = 0, max = 4)))]
     replicas: u8,
     /// `'default port'`: a server `host:port` with this port is named by its host alone.
     #[serde(default)]
     default_port: Option<u32>,
 }
-fn forty() -> u32 {
-    40
+/// The core's defaults (`NpmHashringOptions::default()`).
+fn npm_hashring_vnode_count() -> u32 {
+    NpmHashringOptions::VNODE_COUNT
 }
-fn four() -> u8 {
-    4
+fn npm_hashring_replicas() -> u8 {
+    NpmHashringOptions::REPLICAS
 }
 
 /// PyPI `hash_ring` 1.3 `HashRing(nodes, weights)`.
@@ -542,5 +544,27 @@ mod tests {
         }
         let e = Router::from_json(&spec("libmemcached-modula", r#"{"hash":"sha1"}"#, nodes)).unwrap_err();
         assert_eq!(e.code(), ErrorCode::InvalidSpec);
+    }
+
+    /// uhashring's and npm hashring's defaults are the core's: a spec that leaves them out gets
+    /// the core's constants in its canonical form.
+    #[test]
+    fn peer_defaults_are_the_cores() {
+        use keyroute::presets::{NpmHashringOptions, UhashringOptions};
+        let params = |algorithm: &str, params: &str| {
+            let router = Router::from_json(&spec(algorithm, params, r#"[{"id":"a:1"},{"id":"b:1"}]"#)).unwrap();
+            serde_json::from_str::<serde_json::Value>(router.canonical_json()).unwrap()["params"].clone()
+        };
+        let meta = params("uhashring", "{}");
+        assert_eq!(meta["vnodes"], UhashringOptions::META_VNODES);
+        let ketama = params("uhashring", r#"{"mode":"ketama"}"#);
+        assert_eq!(ketama["vnodes"], UhashringOptions::KETAMA_VNODES);
+        assert_eq!(ketama["replicas"], UhashringOptions::KETAMA_REPLICAS);
+        let npm = params("npm-hashring", "{}");
+        let core = NpmHashringOptions::default();
+        assert_eq!(
+            (npm["vnode_count"].clone(), npm["replicas"].clone()),
+            (core.vnode_count.into(), core.replicas.into())
+        );
     }
 }

@@ -1,5 +1,6 @@
-//! Errors cross into Python as the `keyroute.Error` hierarchy (`keyroute/_errors.py`, generated
-//! from [`ErrorCode::ALL`] and checked against it by the tests). The classes live in Python so
+//! Errors cross into Python as the `keyroute.Error` hierarchy (the base class in
+//! `keyroute/_error.py`, a class per kind in `keyroute/_errors.py`, generated from
+//! [`ErrorCode::ALL`] and checked against it by the tests). The classes live in Python so
 //! they can also inherit `ValueError` or `LookupError`; this side only picks one by code.
 
 use keyroute_bindings::{Error, ErrorCode};
@@ -21,10 +22,10 @@ pub(crate) fn wrong_type(py: Python<'_>, message: &str) -> PyErr {
     by_code(py, ErrorCode::InvalidType, message)
 }
 
-/// Builds the exception through `keyroute._errors` (imported once, then cached by Python).
+/// Builds the exception through `keyroute._error` (imported once, then cached by Python).
 /// Should the package be broken, the import error itself is raised: never a crash.
 fn from_factory<'py, A: PyCallArgs<'py>>(py: Python<'py>, factory: &str, args: A) -> PyErr {
-    match py.import("keyroute._errors").and_then(|m| m.call_method1(factory, args)) {
+    match py.import("keyroute._error").and_then(|m| m.call_method1(factory, args)) {
         Ok(exc) => PyErr::from_value(exc),
         Err(e) => e,
     }

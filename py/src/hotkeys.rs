@@ -1,8 +1,9 @@
 //! `keyroute._native.HotKeys`: the bindings' sharded hot-key detector.
 
+use keyroute_bindings::ErrorCode;
 use keyroute_bindings::hotkeys::SharedHotKeys;
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBytes, PyInt};
 
 use crate::errors;
 use crate::keys;
@@ -19,7 +20,13 @@ impl PyHotKeys {
     /// candidate keys in all.
     #[new]
     #[pyo3(signature = (width, capacity, shards, /))]
-    fn new(py: Python<'_>, width: usize, capacity: usize, shards: usize) -> PyResult<Self> {
+    fn new(
+        py: Python<'_>,
+        width: &Bound<'_, PyAny>,
+        capacity: &Bound<'_, PyAny>,
+        shards: &Bound<'_, PyAny>,
+    ) -> PyResult<Self> {
+        let (width, capacity, shards) = (size(width, "width")?, size(capacity, "capacity")?, size(shards, "shards")?);
         let inner = SharedHotKeys::new(width, capacity, shards).map_err(|e| errors::to_py(py, &e))?;
         Ok(Self { inner })
     }
@@ -53,8 +60,8 @@ impl PyHotKeys {
     /// than 1 KiB is given as its first 1,024 bytes (`MemoryError` when the list cannot be
     /// allocated).
     #[pyo3(signature = (k, /))]
-    fn top<'py>(&self, py: Python<'py>, k: usize) -> PyResult<Vec<(Bound<'py, PyBytes>, u32)>> {
-        let top = self.inner.top(k).map_err(|e| errors::to_py(py, &e))?;
+    fn top<'py>(&self, py: Python<'py>, k: &Bound<'_, PyAny>) -> PyResult<Vec<(Bound<'py, PyBytes>, u32)>> {
+        let top = self.inner.top(size(k, "k")?).map_err(|e| errors::to_py(py, &e))?;
         Ok(top.into_iter().map(|(key, count)| (PyBytes::new(py, &key), count)).collect())
     }
 
@@ -74,4 +81,23 @@ impl PyHotKeys {
     fn memory_bytes(&self) -> usize {
         self.inner.memory_bytes()
     }
+}
+
+/// A size argument: an `int` from 0 to the platform's largest size.
+/// `keyroute.InvalidTypeError` for another type, `keyroute.InvalidParameterError` for a negative
+/// or too large one (the detector then checks it against its own limits).
+fn size(value: &Bound<'_, PyAny>, what: &str) -> PyResult<usize> {
+    let py = value.py();
+    if !value.is_instance_of::<PyInt>() {
+        let kind = value.get_type().name().map(|n| n.to_string()).unwrap_or_default();
+        return Err(errors::wrong_type(py, &format!("{what} must be an int, not {kind}")));
+    }
+    value.extract::<usize>().map_err(|_| {
+        let shown = value.str().map(|s| s.to_string()).unwrap_or_default();
+        errors::by_code(
+            py,
+            ErrorCode::InvalidParameter,
+            &format!("{what} must be a size from 0 to {}, not {shown}", usize::MAX),
+        )
+    })
 }

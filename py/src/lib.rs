@@ -13,7 +13,7 @@ mod shared;
 mod transition;
 
 use keyroute_bindings::registry::NodeForm;
-use keyroute_bindings::{Limits, NodeSpec, spread};
+use keyroute_bindings::{Limits, NodeSpec, core, spread};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString};
 
@@ -103,5 +103,14 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(split_key, m)?)?;
     m.add("LIMITS", limits_dict(m.py(), &Limits::DEFAULT)?)?;
     m.add("LIMITS_CEILING", limits_dict(m.py(), &Limits::CEILING)?)?;
+    // The defaults and bounds every surface shares, from the core and the bindings (the package
+    // reads them here; JS has them generated from the same constants).
+    m.add("DEFAULT_BALANCE_FACTOR", core::DEFAULT_BALANCE_FACTOR)?;
+    m.add("HOT_KEYS_DEFAULT_WIDTH", keyroute_bindings::hotkeys::DEFAULT_WIDTH)?;
+    m.add("HOT_KEYS_DEFAULT_CAPACITY", keyroute_bindings::hotkeys::DEFAULT_CAPACITY)?;
+    m.add("HOT_KEYS_DEFAULT_SHARDS", keyroute_bindings::hotkeys::DEFAULT_SHARDS)?;
+    m.add("HOT_KEYS_MAX_WIDTH", core::hotkeys::MAX_WIDTH)?;
+    m.add("HOT_KEYS_MAX_CAPACITY", core::hotkeys::MAX_CANDIDATES)?;
+    m.add("HOT_KEYS_MAX_SHARDS", keyroute_bindings::hotkeys::MAX_SHARDS)?;
     Ok(())
 }

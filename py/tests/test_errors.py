@@ -39,7 +39,7 @@ def test_generated_errors_match_the_error_table() -> None:
 
 
 def test_unknown_codes_still_give_a_keyroute_error() -> None:
-    from keyroute._errors import _from_code
+    from keyroute._error import _from_code
 
     exc = _from_code(12345, "from a newer native module")
     assert type(exc) is keyroute.Error and exc.code == 12345

@@ -8,6 +8,7 @@ from collections import Counter
 import keyroute
 import pytest
 from conftest import run_threads
+from keyroute import _native
 
 
 def test_the_hottest_keys_lead_and_estimates_bound_the_truth() -> None:
@@ -88,3 +89,37 @@ def test_the_client_selector_is_the_cores_on_every_surface() -> None:
     assert keyroute.split_keys("é", 1) == ["é#1".encode()]
     with pytest.raises(keyroute.InvalidParameterError):
         keyroute.split_key("hot", 0, client="web-1")
+
+
+@pytest.mark.parametrize("shards", [1, 8, _native.HOT_KEYS_MAX_SHARDS])
+def test_limits_bound_the_whole_detector(shards: int) -> None:
+    # The core's limits hold for the detector as a whole (as in C), not for each shard's part.
+    with pytest.raises(keyroute.InvalidParameterError):
+        keyroute.HotKeys(width=_native.HOT_KEYS_MAX_WIDTH + 1, shards=shards)
+    with pytest.raises(keyroute.InvalidParameterError):
+        keyroute.HotKeys(capacity=_native.HOT_KEYS_MAX_CAPACITY + 1, shards=shards)
+    assert keyroute.HotKeys(width=_native.HOT_KEYS_MAX_WIDTH, capacity=1024, shards=shards).total == 0
+
+
+@pytest.mark.parametrize("name", ["width", "capacity", "shards"])
+def test_sizes_out_of_range_or_of_the_wrong_type_are_typed(name: str) -> None:
+    for bad in (-1, 1 << 64):
+        with pytest.raises(keyroute.InvalidParameterError):
+            keyroute.HotKeys(**{name: bad})
+    for wrong in (1.5, "8", None):
+        with pytest.raises(keyroute.InvalidTypeError):
+            keyroute.HotKeys(**{name: wrong})  # type: ignore[arg-type]
+    hot = keyroute.HotKeys()
+    with pytest.raises(keyroute.InvalidParameterError):
+        hot.top(-1)
+    with pytest.raises(keyroute.InvalidTypeError):
+        hot.top(1.5)  # type: ignore[arg-type]
+
+
+def test_defaults_are_the_bindings_constants() -> None:
+    assert (
+        _native.HOT_KEYS_DEFAULT_WIDTH,
+        _native.HOT_KEYS_DEFAULT_CAPACITY,
+        _native.HOT_KEYS_DEFAULT_SHARDS,
+    ) == (16_384, 1024, 8)
+    assert keyroute.DEFAULT_BALANCE_FACTOR == _native.DEFAULT_BALANCE_FACTOR == 1.25

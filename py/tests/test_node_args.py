@@ -7,9 +7,8 @@ import json
 from pathlib import Path
 from typing import Any, Callable, Dict
 
-import pytest
-
 import keyroute
+import pytest
 
 CATALOGUE = Path(__file__).resolve().parents[2] / "conformance" / "node-args.json"
 CASES = json.loads(CATALOGUE.read_text(encoding="utf-8"))["cases"]

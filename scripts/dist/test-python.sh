@@ -107,12 +107,25 @@ EOF
 
 # The sdist builds from itself, with Rust on PATH and the pinned maturin as its backend.
 dir="$work/sdist"
-mkdir -p "$dir"
+mkdir -p "$dir/src"
 python3 -m venv "$dir/venv"
 "$dir/venv/bin/python" -m pip install -q "maturin==$MATURIN_PIN"
 echo "test-python: building the sdist from itself (dev profile)"
+# maturin stamps every file of an sdist with one fixed time (2006), and unpacking keeps it, so
+# cargo, which judges freshness by modification times, would find every source older than the
+# last build in the cache (build/py-sdist-target) and reuse that build's native module whatever
+# the sdist holds. So the sdist is unpacked here with the time of unpacking (tar --touch): the
+# workspace's crates always build from it, and only the dependencies come from the cache.
+sdist_target="$ROOT/build/py-sdist-target"
+tar -xzf "$sdist" -C "$dir/src" --touch
+[[ -f $dir/src/keyroute-$VERSION/pyproject.toml ]] || { echo "test-python: $sdist holds no keyroute-$VERSION/pyproject.toml" >&2; exit 1; }
+touch "$dir/build-started"
 # (The backend runs the venv's maturin command, found on PATH.)
-PATH="$dir/venv/bin:$PATH" MATURIN_PEP517_ARGS="--profile dev" CARGO_TARGET_DIR="$ROOT/build/py-sdist-target" \
-  "$dir/venv/bin/python" -m pip install -q --no-index --no-build-isolation "$sdist"
+PATH="$dir/venv/bin:$PATH" MATURIN_PEP517_ARGS="--profile dev" CARGO_TARGET_DIR="$sdist_target" \
+  "$dir/venv/bin/python" -m pip install -q --no-index --no-build-isolation "$dir/src/keyroute-$VERSION"
+# The module installed must be the one just built from the sdist, not one left in the cache.
+built=$(find "$sdist_target/debug" -maxdepth 1 -name 'libkeyroute_py.so' -newer "$dir/build-started")
+[[ -n $built ]] || {
+  echo "test-python: the sdist's native module was not built from it ($sdist_target/debug/libkeyroute_py.so is older)" >&2; exit 1; }
 use_package "$dir/venv" "$dir" "sdist built on CPython $(python3 -c 'import platform; print(platform.python_version())')"
 echo "test-python: the wheel on CPython 3.10, 3.11 and 3.13 without Rust, and the sdist from source: all pass"

@@ -1,6 +1,8 @@
-//! The JavaScript package's generated modules (`node/lib/generated/`, `node/lib/*.js` entry
-//! points) and their TypeScript declarations: a constructor per algorithm and preset, an error
-//! class per kind (on the builtin its category names), and the entry points of each backend.
+//! The JavaScript package's generated lists (`node/lib/generated/`) and their TypeScript
+//! declarations: a constructor per algorithm and preset (and, per backend, those constructors
+//! as named exports), an error class per kind (on the builtin its category names), the defaults.
+//! The entry points (`node/lib/index.js`, `wasm.js`, `browser.js`) and `node/index.d.ts` are
+//! hand-written and re-export these lists.
 
 use keyroute_bindings::registry::{self, Algorithm, Kind, NodeForm, Param, ParamKind, Weights};
 use keyroute_bindings::{ErrorCategory, ErrorCode};
@@ -19,12 +21,9 @@ pub fn outputs() -> Vec<Output> {
         Output { path: "node/lib/generated/algorithms.d.ts", content: algorithms_dts() },
         Output { path: "node/lib/generated/defaults.js", content: defaults_js() },
         Output { path: "node/lib/generated/defaults.d.ts", content: defaults_dts() },
-        Output { path: "node/lib/index.js", content: entry("native", "./native.js") },
-        Output { path: "node/lib/wasm.js", content: entry("WebAssembly, in Node.js", "./wasm-node.js") },
-        Output {
-            path: "node/lib/browser.js",
-            content: entry("WebAssembly, in browsers and edge runtimes", "./wasm-browser.js"),
-        },
+        Output { path: "node/lib/generated/presets-native.js", content: presets_js("native") },
+        Output { path: "node/lib/generated/presets-wasm-node.js", content: presets_js("wasm-node") },
+        Output { path: "node/lib/generated/presets-wasm-browser.js", content: presets_js("wasm-browser") },
     ]
 }
 
@@ -395,22 +394,19 @@ fn defaults_dts() -> String {
     out
 }
 
-fn entry(what: &str, backend: &str) -> String {
+/// The constructors of one backend (`node/lib/<backend>.js`), as the named exports its entry
+/// point re-exports: ES modules export names statically, so each backend has its own list. The
+/// classes are those of the backend's one API (`apiOf` in `node/lib/face.js`).
+fn presets_js(backend: &str) -> String {
     let mut out = String::from(HEADER);
-    let presets = registry::algorithms().map(|a| a.class_name).collect::<Vec<_>>();
     out.push_str(&format!(
-        "// keyroute's API on the {what} backend: the same classes, methods and errors as every other\n\
-         // entry point (`node/lib/api.js`).\n\n\
-         import * as backend from '{backend}'\nimport {{ makeApi }} from './api.js'\n\n\
-         const api = makeApi(backend)\n\n\
-         export const {{ Router, Transition, diff, redisSlot, errorTable, LIMITS, LIMITS_CEILING }} = api\n\
-         export const {{ BoundedLoad, Lease, HotKeys, splitKeys, splitKey }} = api\n\
-         export {{ ALGORITHMS }} from './generated/algorithms.js'\n\
-         export {{ DEFAULT_BALANCE_FACTOR, MAX_BALANCE_FACTOR, HOT_KEYS_DEFAULTS, MAX_SPLIT }} from './generated/defaults.js'\n"
+        "// The constructor of every algorithm and peer preset on the `{backend}` backend.\n\n\
+         import * as backend from '../{backend}.js'\nimport {{ apiOf }} from '../face.js'\n\n\
+         const api = apiOf(backend)\n\n"
     ));
+    let presets = registry::algorithms().map(|a| a.class_name).collect::<Vec<_>>();
     for chunk in presets.chunks(8) {
         out.push_str(&format!("export const {{ {} }} = api\n", chunk.join(", ")));
     }
-    out.push_str("export * from './generated/errors.js'\n");
     out
 }

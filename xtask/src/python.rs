@@ -1,6 +1,7 @@
-//! The Python package's generated modules: `_algorithms.py` (a constructor per algorithm and
-//! preset, with `Literal` types for enumerated parameters), `_errors.py` (a class per error
-//! kind, on the builtin its category names) and `__init__.py` (the exports).
+//! The Python package's generated lists: `_algorithms.py` (a constructor per algorithm and
+//! preset, with `Literal` types for enumerated parameters) and `_errors.py` (a class per error
+//! kind, on the builtin its category names). The package's face, `__init__.py`, is hand-written
+//! and exports what each list's `__all__` names.
 
 use keyroute_bindings::registry::{self, Algorithm, Kind, NodeForm, Param, ParamKind, Weights};
 use keyroute_bindings::{ErrorCategory, ErrorCode};
@@ -15,7 +16,6 @@ pub fn outputs() -> Vec<Output> {
     vec![
         Output { path: "py/python/keyroute/_algorithms.py", content: algorithms() },
         Output { path: "py/python/keyroute/_errors.py", content: errors() },
-        Output { path: "py/python/keyroute/__init__.py", content: init() },
     ]
 }
 
@@ -38,32 +38,9 @@ pub fn error_class(code: ErrorCode) -> String {
 fn errors() -> String {
     let mut out = String::from(HEADER);
     out.push_str(
-        r#""""The ``keyroute.Error`` hierarchy: one class per kind of the error table that every
-keyroute surface shares (C status codes, JS ``error.code``, vector files).
-
-Catch ``keyroute.Error`` for anything keyroute raises, a subclass for one kind, or the builtin
-its category names (``TypeError`` for wrong types, ``ValueError`` for bad values and ranges,
-``LookupError``, ``OSError``, ``MemoryError``). ``code``, ``name`` and ``category`` are stable; messages are for
-people and may change."""
-
-from __future__ import annotations
-
-from typing import Dict, Type
-
-
-class Error(Exception):
-    """Base class of every error keyroute raises.
-
-    ``code`` is the kind's stable numeric code, ``name`` its stable snake_case name and
-    ``category`` the kind of mistake (``type``, ``value``, ``range``, ``lookup``, ``io``,
-    ``memory``, ``internal``).
-    """
-
-    code: int = 0
-    name: str = ""
-    category: str = ""
-
-"#,
+        "# A class per kind of the error table, on the builtin its category names, and BY_CODE; the\n\
+         # base class `Error` and the native module's factory are hand-written in `_error.py`.\n\n\
+         from __future__ import annotations\n\nfrom typing import Dict, Type\n\nfrom ._error import Error\n\n",
     );
     for &c in ErrorCode::ALL {
         out.push_str(&format!("\nclass {}(Error, {}):\n", error_class(c), builtin(c.category())));
@@ -81,29 +58,7 @@ class Error(Exception):
     for &c in ErrorCode::ALL {
         out.push_str(&format!("    {}: {},\n", c.code(), error_class(c)));
     }
-    out.push_str(
-        r#"}
-
-
-# Tracebacks and pickles name the public module, where every class is exported.
-for _cls in (Error, *BY_CODE.values()):
-    _cls.__module__ = "keyroute"
-
-
-def _from_code(code: int, message: str) -> Error:
-    """The exception for ``code`` (called by the native module)."""
-    cls = BY_CODE.get(code)
-    if cls is not None:
-        return cls(message)
-    exc = Error(message)
-    exc.code = code
-    return exc
-
-
-__all__ = [
-    "Error",
-"#,
-    );
+    out.push_str("}\n\n__all__ = [\n    \"Error\",\n");
     for &c in ErrorCode::ALL {
         out.push_str(&format!("    {},\n", quoted(&error_class(c))));
     }
@@ -271,125 +226,6 @@ from ._router import Limits, Router
     out.push_str("\n__all__ = [\n");
     for a in registry::algorithms() {
         out.push_str(&format!("    {},\n", quoted(a.class_name)));
-    }
-    out.push_str("]\n");
-    out
-}
-
-fn init() -> String {
-    let mut out = String::from(HEADER);
-    out.push_str(
-        r#""""keyroute: which node owns this key?
-
-Consistent-hashing routing for caches, shards and stateful services, with one promise: the same
-key and the same topology give the same node in every language keyroute serves (Rust, C,
-Python, JS), and bit-exact presets reproduce the routers fleets already run (libmemcached
-ketama, uhashring, pymemcache, nginx, twemproxy, Guava, Redis Cluster, …).
-
->>> import keyroute
->>> ring = keyroute.Ring({"cache-a": 1, "cache-b": 2}, points=160)
->>> ring.route("user:42") in ring.nodes
-True
->>> len(ring.replicas(b"user:42", 2))
-2
-
-Routers are immutable and thread-safe; ``SharedRouter`` swaps topologies under running threads,
-``Transition`` moves keys to a new topology gradually, ``router.ownership()`` and
-``keyroute.diff(a, b)`` say exactly who owns what and what a change moves, and ``BoundedLoad``
-keeps any node from serving more than ``c`` times its share of the requests in flight, and
-``HotKeys`` finds the hottest keys in fixed memory. Every error is a ``keyroute.Error`` with a
-stable ``.code``.
-
-``keyroute.uhashring.HashRing`` and ``keyroute.pymemcache.RendezvousHash`` are drop-ins for
-uhashring's and pymemcache's own classes, and ``python -m keyroute.conformance`` checks this
-installation against the conformance corpus shipped inside the package.
-"""
-
-from . import _native, conformance, pymemcache, uhashring
-from ._algorithms import (
-"#,
-    );
-    let mut classes: Vec<&str> = registry::algorithms().map(|a| a.class_name).collect();
-    classes.sort_unstable();
-    for c in &classes {
-        out.push_str(&format!("    {c},\n"));
-    }
-    out.push_str(
-        ")\nfrom ._analysis import Balance, Diff, Flow, MovedArc, Ownership, diff\n\
-         from ._bounded import DEFAULT_BALANCE_FACTOR, BoundedLoad, Lease\nfrom ._errors import (\n    BY_CODE,\n",
-    );
-    let mut errors: Vec<String> = ErrorCode::ALL.iter().map(|&c| error_class(c)).collect();
-    errors.push("Error".into());
-    errors.sort_unstable();
-    for e in &errors {
-        out.push_str(&format!("    {e},\n"));
-    }
-    out.push_str(
-        r#")
-from ._hotkeys import HotKeys
-from ._nodes import Nodes, Servers, SlotRanges
-from ._router import (
-    LIMITS,
-    LIMITS_CEILING,
-    Key,
-    Limits,
-    NodeSpec,
-    Router,
-    SharedRouter,
-    Spec,
-    Transition,
-    split_key,
-    split_keys,
-)
-
-__version__: str = _native.__version__
-
-__all__ = [
-    "__version__",
-    "conformance",
-    "pymemcache",
-    "uhashring",
-    # routers
-    "Router",
-    "SharedRouter",
-    "Transition",
-    "BoundedLoad",
-    "Lease",
-    "DEFAULT_BALANCE_FACTOR",
-    "HotKeys",
-    "split_key",
-    "split_keys",
-    # algorithms and peer presets
-"#,
-    );
-    for a in registry::algorithms() {
-        out.push_str(&format!("    {},\n", quoted(a.class_name)));
-    }
-    out.push_str(
-        r#"    # analysis
-    "diff",
-    "Ownership",
-    "Balance",
-    "Diff",
-    "Flow",
-    "MovedArc",
-    # types
-    "Key",
-    "Nodes",
-    "Servers",
-    "SlotRanges",
-    "NodeSpec",
-    "Spec",
-    # limits
-    "Limits",
-    "LIMITS",
-    "LIMITS_CEILING",
-    # errors
-    "BY_CODE",
-"#,
-    );
-    for e in &errors {
-        out.push_str(&format!("    {},\n", quoted(e)));
     }
     out.push_str("]\n");
     out

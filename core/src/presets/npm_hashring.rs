@@ -20,9 +20,16 @@ pub struct NpmHashringOptions {
     pub default_port: Option<u32>,
 }
 
+impl NpmHashringOptions {
+    /// npm hashring's `'vnode count'` default.
+    pub const VNODE_COUNT: u32 = 40;
+    /// npm hashring's points per name by default (`'ketama'` compatibility).
+    pub const REPLICAS: u8 = 4;
+}
+
 impl Default for NpmHashringOptions {
     fn default() -> Self {
-        Self { vnode_count: 40, replicas: 4, default_port: None }
+        Self { vnode_count: Self::VNODE_COUNT, replicas: Self::REPLICAS, default_port: None }
     }
 }
 

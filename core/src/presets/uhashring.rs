@@ -24,16 +24,23 @@ pub enum UhashringOptions {
 }
 
 impl UhashringOptions {
+    /// uhashring's `vnodes` default for the ketama ring.
+    pub const KETAMA_VNODES: u32 = 40;
+    /// uhashring's `replicas` default for the ketama ring.
+    pub const KETAMA_REPLICAS: u8 = 4;
+    /// uhashring's `vnodes` default for its default ring (`MetaRing`).
+    pub const META_VNODES: u32 = 160;
+
     /// uhashring's ketama ring with its defaults (40 vnodes, 4 replicas).
     #[must_use]
     pub fn ketama() -> Self {
-        Self::Ketama { vnodes: 40, replicas: 4 }
+        Self::Ketama { vnodes: Self::KETAMA_VNODES, replicas: Self::KETAMA_REPLICAS }
     }
 
     /// uhashring's default ring with its default 160 vnodes.
     #[must_use]
     pub fn meta() -> Self {
-        Self::Meta { vnodes: 160 }
+        Self::Meta { vnodes: Self::META_VNODES }
     }
 }
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from . import _native
 from ._router import Router
 
-#: The balance factor ``c`` unless one is given.
-DEFAULT_BALANCE_FACTOR = 1.25
+#: The balance factor ``c`` unless one is given (the core's constant).
+DEFAULT_BALANCE_FACTOR: float = _native.DEFAULT_BALANCE_FACTOR
 
 Lease = _native.Lease
 

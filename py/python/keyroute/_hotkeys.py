@@ -29,7 +29,12 @@ class HotKeys(_native.HotKeys):
 
     __slots__ = ()
 
-    def __new__(cls, width: int = 16_384, capacity: int = 1024, shards: int = 8) -> HotKeys:
+    def __new__(
+        cls,
+        width: int = _native.HOT_KEYS_DEFAULT_WIDTH,
+        capacity: int = _native.HOT_KEYS_DEFAULT_CAPACITY,
+        shards: int = _native.HOT_KEYS_DEFAULT_SHARDS,
+    ) -> HotKeys:
         return super().__new__(cls, width, capacity, shards)
 
     def is_hot(self, key: Key, *, count: Optional[int] = None, share: Optional[float] = None) -> bool:

@@ -12,6 +12,13 @@ __all__ = [
     "__version__",
     "LIMITS",
     "LIMITS_CEILING",
+    "DEFAULT_BALANCE_FACTOR",
+    "HOT_KEYS_DEFAULT_WIDTH",
+    "HOT_KEYS_DEFAULT_CAPACITY",
+    "HOT_KEYS_DEFAULT_SHARDS",
+    "HOT_KEYS_MAX_WIDTH",
+    "HOT_KEYS_MAX_CAPACITY",
+    "HOT_KEYS_MAX_SHARDS",
     "BoundedLoad",
     "HotKeys",
     "Lease",
@@ -33,6 +40,13 @@ __all__ = [
 __version__: str
 LIMITS: Dict[str, int]
 LIMITS_CEILING: Dict[str, int]
+DEFAULT_BALANCE_FACTOR: float
+HOT_KEYS_DEFAULT_WIDTH: int
+HOT_KEYS_DEFAULT_CAPACITY: int
+HOT_KEYS_DEFAULT_SHARDS: int
+HOT_KEYS_MAX_WIDTH: int
+HOT_KEYS_MAX_CAPACITY: int
+HOT_KEYS_MAX_SHARDS: int
 
 def error_table() -> List[Tuple[int, str, str, str]]: ...
 def parse_server(address: str, /) -> Tuple[str, int]: ...
