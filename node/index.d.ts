@@ -63,11 +63,11 @@ export interface RouterOptions {
   limits?: Limits
 }
 
-/** Nodes: `{id: weight}`, a `Map` of id to weight, or an iterable of ids and node objects. */
-export type Nodes = Record<string, number> | Map<string, number> | Iterable<string | NodeSpec>
+/** Nodes: `{id: weight}`, a `Map` of id to weight, or an iterable of ids, `[id, weight]` pairs and node objects. */
+export type Nodes = Record<string, number> | Map<string, number> | Iterable<string | [string, number] | NodeSpec>
 
-/** Memcached-style servers: `{'host:port': weight}`, a `Map`, or addresses and node objects. */
-export type Servers = Record<string, number> | Map<string, number> | Iterable<string | NodeSpec>
+/** Memcached-style servers: `{'host:port': weight}`, a `Map`, or addresses, `[address, weight]` pairs and node objects. */
+export type Servers = Record<string, number> | Map<string, number> | Iterable<string | [string, number] | NodeSpec>
 
 /** Slot owners: `{id: [[first, last], …]}` (inclusive ranges), a `Map`, or node objects with `slots`. */
 export type SlotRanges =
@@ -198,6 +198,12 @@ export declare class Router {
   share(): number
   /** The router a `share()` token names. */
   static fromShared(token: number): Router
+  /**
+   * The router a spec file describes: JSON, or TOML when its name ends in `.toml`, under
+   * `options.limits`. The Node addon only: the WebAssembly build reads no files and throws an
+   * `IoError` (read the file yourself and pass its text to `new Router`).
+   */
+  static fromFile(path: string, options?: RouterOptions): Router
 }
 
 /** What changing from router `a` to router `b` moves; nodes are matched by id. */

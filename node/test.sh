@@ -33,7 +33,7 @@ node --expose-gc --test test/*.test.js
 echo "node: JS tests on WebAssembly"
 KEYROUTE_BACKEND=wasm node --expose-gc --test \
   test/api.test.js test/errors.test.js test/conformance.test.js test/peers.test.js \
-  test/workers.test.js test/memory.test.js test/readme.test.js test/hotkeys.test.js
+  test/workers.test.js test/memory.test.js test/readme.test.js test/hotkeys.test.js test/node-args.test.js
 
 echo "node: TypeScript declarations (tsc --strict)"
 npx tsc -p test/types

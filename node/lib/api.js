@@ -7,9 +7,9 @@
 import { definePresets } from './generated/algorithms.js'
 import { DEFAULT_BALANCE_FACTOR, HOT_KEYS_DEFAULTS } from './generated/defaults.js'
 import * as errors from './generated/errors.js'
-import { bucketList, describe, isPlainObject, nodeLimit, nodeList, routerArgs, serverList, slotList } from './nodes.js'
+import { describe, isPlainObject, nodeArgs, routerArgs } from './nodes.js'
 
-const { fromNative, InvalidParameterError, InvalidSpecError, InvalidTypeError, NodeOutOfRangeError } = errors
+const { fromNative, InvalidParameterError, InvalidSpecError, InvalidTypeError, IoError, NodeOutOfRangeError } = errors
 
 /** Keys per native call in `routeMany` (bounds the joined string a batch builds). */
 const CHUNK = 1 << 16
@@ -104,7 +104,11 @@ export function makeApi(backend) {
   const construct = typed(function construct(Native, a, b, c) {
     return new Native(a, b, c)
   })
-  const [nativeDiff, nativeSplitKeys, nativeSplitKey, nativeRedisSlot] = [backend.diff, backend.splitKeys, backend.splitKey, backend.redisSlot].map(typed)
+  const [nativeDiff, nativeSplitKeys, nativeSplitKey, nativeRedisSlot, specNodes] = [backend.diff, backend.splitKeys, backend.splitKey, backend.redisSlot, backend.specNodes].map(typed)
+  // A spec the caller gave as an object: errors name its fields, not a line of our JSON.
+  const fromSerialized = typed((text, limits) => NativeRouter.fromSerialized(text, limits))
+  // Spec files: the addon only (the WebAssembly build reads no files).
+  const fromFile = NativeRouter.fromFile ? typed((path, limits) => NativeRouter.fromFile(path, limits)) : undefined
   const table = backend.limitTable()
   /** The default limits, and the most each can be raised to (keyroute-bindings' `Limits`). */
   const LIMITS = Object.freeze(Object.fromEntries(table.map(([name, value]) => [name, value])))
@@ -126,9 +130,9 @@ export function makeApi(backend) {
       if (spec instanceof NativeRouter) {
         this.#n = spec
       } else {
-        const input = typeof spec === 'string' || typedArrayName.call(spec) === 'Uint8Array' ? spec : specJson(spec)
+        const text = typeof spec === 'string' || typedArrayName.call(spec) === 'Uint8Array'
         const limits = limitsJson(options)
-        this.#n = construct(NativeRouter, input, limits)
+        this.#n = text ? construct(NativeRouter, spec, limits) : fromSerialized(specJson(spec), limits)
       }
       this.#h = handleOf(this.#n)
       this.#nodes = Object.freeze(this.#n.nodeIds)
@@ -324,6 +328,19 @@ export function makeApi(backend) {
     }
 
     /** The router a `share()` token names. */
+    /**
+     * The router a spec file describes: JSON, or TOML when its name ends in `.toml`, under
+     * `options.limits`. A file that cannot be read is an `IoError` naming the path. The Node
+     * addon only: the WebAssembly build reads no files (read the file yourself and pass its text).
+     */
+    static fromFile(path, options) {
+      if (fromFile === undefined) {
+        throw new IoError('Router.fromFile needs the Node addon; the WebAssembly build reads no files (pass the file\'s text to new Router)')
+      }
+      if (typeof path !== 'string') throw new InvalidTypeError(`a file path must be a string, not ${describe(path)}`)
+      return new Router(fromFile(path, limitsJson(options)))
+    }
+
     static fromShared(token) {
       return new Router(NativeRouter.fromShared(token))
     }
@@ -634,15 +651,13 @@ export function makeApi(backend) {
     return nativeRedisSlot(key, rule === 'redis' ? 0 : 1)
   }
 
-  const parseServer = typed(backend.parseServer)
-
   for (const cls of [Router, Transition, BoundedLoad, Lease, HotKeys]) typedMethods(cls)
 
   const presets = definePresets(Router, {
-    nodes: nodeList,
-    buckets: (nodes, limits) => bucketList(nodes, nodeLimit(limits, LIMITS, LIMITS_CEILING)),
-    servers: (s) => serverList(s, parseServer),
-    slot_ranges: slotList,
+    nodes: (nodes, limits) => nodeArgs('nodes', nodes, limits, specNodes),
+    buckets: (nodes, limits) => nodeArgs('buckets', nodes, limits, specNodes),
+    servers: (nodes, limits) => nodeArgs('servers', nodes, limits, specNodes),
+    slot_ranges: (nodes, limits) => nodeArgs('slot_ranges', nodes, limits, specNodes),
     args: routerArgs,
   })
 

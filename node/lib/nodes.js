@@ -1,70 +1,46 @@
-// The node forms the constructors take, turned into a spec's `nodes` list (shapes only: the
-// native layer validates everything), and the spec a constructor builds. Hand-written: this is
-// what is idiomatic to JavaScript; the constructors themselves are generated from the registry.
+// The node arguments the constructors take, handed to the native layer's one reading of them
+// (`specNodes`), and the spec a constructor builds. Hand-written: turning JavaScript values into
+// JSON is what is idiomatic to JavaScript; the constructors themselves are generated from the
+// registry.
 
-import { InvalidSpecError, InvalidTypeError, TooManyNodesError } from './generated/errors.js'
+import { InvalidSpecError, InvalidTypeError } from './generated/errors.js'
 
 export const isPlainObject = (v) => v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype
 
-/** `{id: weight}`, a `Map` of id to weight, or an iterable of ids and node objects. */
-export function nodeList(nodes) {
-  if (nodes instanceof Map) return Array.from(nodes, ([id, weight]) => ({ id, weight }))
-  if (isPlainObject(nodes)) return Object.entries(nodes).map(([id, weight]) => ({ id, weight }))
-  if (typeof nodes === 'string' || nodes == null || typeof nodes[Symbol.iterator] !== 'function') {
-    throw new InvalidTypeError(`nodes must be an object of id to weight, a Map or an iterable of nodes, not ${describe(nodes)}`)
-  }
-  return Array.from(nodes, (n) => (typeof n === 'string' ? { id: n } : isPlainObject(n) ? { ...n } : n))
-}
-
 /**
- * Bucket algorithms also take a count `n`: buckets with ids `"0"` … `"n-1"`. A count above
- * `maxNodes` (the node limit the router is built under) is refused before any bucket is made,
- * so `new Jump(1e9)` fails at once instead of building a billion objects first.
+ * A constructor's node argument as a spec's `nodes` list, read by keyroute-bindings'
+ * `nodes::spec_nodes` (the backend's `specNodes`), the one reading every surface shares: `form`
+ * is the registry's node form (`nodes`, `buckets`, `servers`, `slot_ranges`), `limits` the
+ * router's (a count or list above `max_nodes` is refused before anything is built). This only
+ * turns JavaScript values into JSON: a `Map` or object becomes `[key, value]` pairs in its
+ * order, an iterable a list.
  */
-export function bucketList(nodes, maxNodes = Infinity) {
-  if (typeof nodes === 'number') {
-    if (!Number.isInteger(nodes) || nodes < 0) {
-      throw new InvalidSpecError(`a bucket count must be an integer ≥ 0, not ${nodes}`)
-    }
-    if (nodes > maxNodes) {
-      throw new TooManyNodesError(`${nodes} buckets, above the limit of ${maxNodes} nodes (limits.max_nodes)`)
-    }
-    return Array.from({ length: nodes }, (_, i) => ({ id: String(i) }))
+export function nodeArgs(form, nodes, limits, specNodes) {
+  let text
+  try {
+    text = JSON.stringify(jsonable(nodes))
+  } catch (e) {
+    if (e instanceof InvalidTypeError) throw e
+    throw new InvalidSpecError(`a node holds a value a spec cannot carry: ${e.message}`)
   }
-  return nodeList(nodes)
-}
-
-/**
- * The node limit a router is built under, for `bucketList`: `limits.max_nodes` when it is a
- * valid limit, the default when `limits` does not set it, and the ceiling when it is malformed
- * (the native layer then refuses it with `invalid_parameter`, and the count stays bounded).
- */
-export function nodeLimit(limits, defaults, ceiling) {
-  if (limits === undefined || limits === null) return defaults.max_nodes
-  if (!isPlainObject(limits)) return ceiling.max_nodes
-  const n = limits.max_nodes
-  if (n === undefined) return defaults.max_nodes
-  return Number.isSafeInteger(n) && n >= 0 && n <= ceiling.max_nodes ? n : ceiling.max_nodes
-}
-
-/** Memcached-style servers: addresses (`"host:port"`, `"host"`, `"[v6]:port"`) with weights. */
-export function serverList(servers, parseServer) {
-  const server = (address, weight) => {
-    if (typeof address !== 'string') throw new InvalidSpecError(`a server address must be a string, not ${describe(address)}`)
-    const [host, port] = parseServer(address)
-    return { id: address, host, port, weight }
+  let limitsText
+  try {
+    limitsText = isPlainObject(limits) ? JSON.stringify(limits) : undefined
+  } catch {
+    limitsText = undefined // the router reports the limits themselves
   }
-  if (servers instanceof Map) return Array.from(servers, ([a, w]) => server(a, w))
-  if (isPlainObject(servers)) return Object.entries(servers).map(([a, w]) => server(a, w))
-  return nodeList(servers).map((n) => (isPlainObject(n) && Object.keys(n).length === 1 && typeof n.id === 'string' ? server(n.id, 1) : n))
+  return JSON.parse(specNodes(form, text, limitsText))
 }
 
-/** Slot owners: `{id: [[first, last], …]}` (inclusive ranges), a `Map`, or node objects with `slots`. */
-export function slotList(slots) {
-  const entry = ([id, ranges]) => ({ id, slots: Array.from(ranges, (r) => Array.from(r)) })
-  if (slots instanceof Map) return Array.from(slots, entry)
-  if (isPlainObject(slots)) return Object.entries(slots).map(entry)
-  return nodeList(slots)
+function jsonable(nodes) {
+  if (nodes instanceof Map) return Array.from(nodes, ([id, value]) => [id, value])
+  if (isPlainObject(nodes)) return Object.entries(nodes)
+  if (nodes === undefined) return null
+  if (nodes === null || ['string', 'number', 'boolean'].includes(typeof nodes)) return nodes
+  if (typeof nodes === 'object' && typeof nodes[Symbol.iterator] === 'function') {
+    return Array.from(nodes, (n) => (n instanceof Map ? Object.fromEntries(n) : n))
+  }
+  throw new InvalidTypeError(`nodes must be an object of id to weight, a Map or an iterable of nodes, not ${describe(nodes)}`)
 }
 
 /**
