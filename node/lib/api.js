@@ -92,7 +92,7 @@ function typedMethods(cls) {
 
 /**
  * The API over one backend: `{ NativeRouter, NativeTransition, NativeBoundedLoad,
- * NativeHotKeys, diff, errorTable, limitTable, parseServer, redisSlot, splitKeys, splitKey,
+ * NativeHotKeys, diff, errorTable, limitTable, parseServer, redisSlot, specNodes, splitKeys, splitKey,
  * routeIndex, handleOf }` from the addon or the WebAssembly module (`routeIndex(handle, key)`
  * is the per-key call; the addon makes it a plain Node-API function over a handle).
  */

@@ -20,7 +20,7 @@ try {
 }
 
 export const { NativeRouter, NativeTransition, NativeBoundedLoad, NativeHotKeys, diff, errorTable, limitTable } = addon
-export const { parseServer, redisSlot, splitKeys, splitKey } = addon
+export const { parseServer, redisSlot, specNodes, splitKeys, splitKey } = addon
 
 /** The per-key call, a plain Node-API function over a router handle (node/src/fast.rs). */
 export const routeIndex = addon.routeIndexFunction()

@@ -16,6 +16,11 @@ export const isPlainObject = (v) => v !== null && typeof v === 'object' && Objec
  * order, an iterable a list.
  */
 export function nodeArgs(form, nodes, limits, specNodes) {
+  // JSON has no NaN or infinity: a count that is one is refused here, as the native layer
+  // refuses any other count that is not a whole number (elsewhere it is null: not nodes).
+  if (form === 'buckets' && typeof nodes === 'number' && !Number.isFinite(nodes)) {
+    throw new InvalidSpecError(`a bucket count must be a whole number ≥ 0, not ${nodes}`)
+  }
   let text
   try {
     text = JSON.stringify(jsonable(nodes))

@@ -7,7 +7,7 @@ import init from '../wasm/keyroute.js'
 await init({ module_or_path: new URL('../wasm/keyroute_bg.wasm', import.meta.url) })
 
 export { NativeRouter, NativeTransition, NativeBoundedLoad, NativeHotKeys, diff, errorTable, limitTable } from '../wasm/keyroute.js'
-export { parseServer, redisSlot, splitKeys, splitKey } from '../wasm/keyroute.js'
+export { parseServer, redisSlot, specNodes, splitKeys, splitKey } from '../wasm/keyroute.js'
 
 /** The per-key call over a router handle: here the router itself (as the addon's fast path). */
 export const routeIndex = (router, key) => router.routeIndex(key)

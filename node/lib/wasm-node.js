@@ -8,7 +8,7 @@ import { initSync } from '../wasm/keyroute.js'
 initSync({ module: readFileSync(new URL('../wasm/keyroute_bg.wasm', import.meta.url)) })
 
 export { NativeRouter, NativeTransition, NativeBoundedLoad, NativeHotKeys, diff, errorTable, limitTable } from '../wasm/keyroute.js'
-export { parseServer, redisSlot, splitKeys, splitKey } from '../wasm/keyroute.js'
+export { parseServer, redisSlot, specNodes, splitKeys, splitKey } from '../wasm/keyroute.js'
 
 /** The per-key call over a router handle: here the router itself (as the addon's fast path). */
 export const routeIndex = (router, key) => router.routeIndex(key)

@@ -32,7 +32,8 @@ for (const c of catalogue.cases) {
 test('JavaScript forms read as their JSON: a Map keeps its order, NaN is null', () => {
   assert.deepEqual([...new Ring(new Map([['b', 2], ['a', 1]])).nodes], ['b', 'a'])
   assert.throws(() => new Ring({ a: NaN }), (e) => e.kind === 'invalid_spec')
-  assert.throws(() => new Jump(NaN), (e) => e.kind === 'invalid_type')
+  assert.throws(() => new Jump(NaN), (e) => e.kind === 'invalid_spec')
+  assert.throws(() => new Ring(NaN), (e) => e.kind === 'invalid_type')
   assert.throws(() => new Jump(3n), (e) => e.kind === 'invalid_type')
   assert.throws(() => new Ring([{ id: 'a', weight: 1n }]), (e) => e.kind === 'invalid_spec')
 })

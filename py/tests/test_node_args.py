@@ -39,8 +39,10 @@ def test_python_only_forms_read_as_their_json() -> None:
     assert keyroute.Jump(3.0).nodes == ("0", "1", "2")
     with pytest.raises(keyroute.InvalidSpecError):
         keyroute.Ring({"a": float("nan")})
-    with pytest.raises(keyroute.InvalidTypeError):
+    with pytest.raises(keyroute.InvalidSpecError):
         keyroute.Jump(float("nan"))
+    with pytest.raises(keyroute.InvalidTypeError):
+        keyroute.Ring(float("nan"))  # type: ignore[arg-type]
     with pytest.raises(keyroute.TooManyNodesError):
         keyroute.Jump(10**400)
     with pytest.raises(keyroute.InvalidTypeError):

@@ -59,6 +59,10 @@ def _finite(v: Any) -> Any:
 
 
 def _spec_nodes(form: str, nodes: Any, limits: Optional[Mapping[str, object]] = None) -> List[Dict[str, Any]]:
+    # JSON has no NaN or infinity: a count that is one is refused here, as the native layer
+    # refuses any other count that is not a whole number (elsewhere it is null: not nodes).
+    if form == "buckets" and isinstance(nodes, float) and not math.isfinite(nodes):
+        raise InvalidSpecError(f"a bucket count must be a whole number ≥ 0, not {nodes}")
     # ASCII escapes keep a lone surrogate as text the native layer can name (invalid_utf8).
     arg = _finite(_jsonable(nodes))
     try:
