@@ -8,6 +8,7 @@
 #   scripts/fuzz.sh regressions      only the committed reproducers (fuzz/regressions/<target>/)
 #   scripts/fuzz.sh seed             only write the seed corpora
 #
+# FUZZ_TARGETS="spec c_abi" fuzzes only those targets (default: every target, in TARGETS order).
 # FUZZ_JOBS=N fuzzes N targets at once (default 1: the machine is shared); FUZZ_NICE=N runs
 # them at that niceness (default 0), so a long run can share the machine with other work.
 # Installs what it needs, idempotently: the pinned nightly (scripts/nightly.sh; cargo-fuzz's sanitizer and
@@ -27,7 +28,15 @@ source scripts/nightly.sh
 ROOT=$PWD
 FUZZ=$ROOT/fuzz
 CARGO_FUZZ_VERSION=0.13.2
-TARGETS=(spec differential transition c_abi)
+ALL_TARGETS=(spec differential transition c_abi)
+if [ -n "${FUZZ_TARGETS:-}" ]; then
+  read -r -a TARGETS <<<"$FUZZ_TARGETS"
+  for t in "${TARGETS[@]}"; do
+    [[ " ${ALL_TARGETS[*]} " == *" $t "* ]] || { echo "fuzz.sh: no fuzz target '$t' (${ALL_TARGETS[*]})" >&2; exit 2; }
+  done
+else
+  TARGETS=("${ALL_TARGETS[@]}")
+fi
 MODE=${1:-smoke}
 
 usage() {
