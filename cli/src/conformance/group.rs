@@ -60,11 +60,17 @@ fn kill_group(leader: u32) {
 }
 
 /// On SIGINT, SIGTERM or SIGHUP: end every adapter's group, then end keyroute by the signal
-/// (its default action), or with status 128 + the signal's number if that fails.
+/// (its default action), or with status 128 + the signal's number if that fails. A signal that
+/// keyroute was started ignoring (`nohup`, a background job of a shell without job control)
+/// stays ignored.
 #[cfg(unix)]
 fn watch_signals() {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else { return };
+    let watched: Vec<i32> = [SIGINT, SIGTERM, SIGHUP].into_iter().filter(|&s| !ignored(s)).collect();
+    if watched.is_empty() {
+        return;
+    }
+    let Ok(mut signals) = signal_hook::iterator::Signals::new(watched) else { return };
     std::thread::spawn(move || {
         if let Some(signal) = signals.forever().next() {
             for leader in std::mem::take(&mut *groups()) {
@@ -74,6 +80,17 @@ fn watch_signals() {
             std::process::exit(128 + signal);
         }
     });
+}
+
+/// Whether `signal`'s disposition is to be ignored (as keyroute was started).
+#[cfg(unix)]
+fn ignored(signal: i32) -> bool {
+    // SAFETY: an all-zero `sigaction` is a valid value of that plain C struct; sigaction(2)
+    // with a null new action only writes the current one into `old`, a live local.
+    unsafe {
+        let mut old: libc::sigaction = std::mem::zeroed();
+        libc::sigaction(signal, std::ptr::null(), &mut old) == 0 && old.sa_sigaction == libc::SIG_IGN
+    }
 }
 
 /// Starts `command` (no process groups here).
