@@ -26,17 +26,34 @@ __export(hashring_exports, {
 });
 module.exports = __toCommonJS(hashring_exports);
 var import_index = require("./index.cjs");
+function weightOf(raw) {
+  const weight = toNumber(raw, "a hashring weight") || 1;
+  if (!Number.isInteger(weight) || weight < 0 || weight > 4294967295) {
+    throw new import_index.InvalidParameterError(
+      `hashring weights must be whole numbers from 1 to 4294967295 for keyroute/hashring (got ${weight})`
+    );
+  }
+  return weight;
+}
+function toNumber(raw, what) {
+  try {
+    return +raw;
+  } catch (cause) {
+    throw new import_index.InvalidTypeError(`${what} must be a number or numeric text (got ${typeof raw})`, { cause });
+  }
+}
 function server(string, value) {
   if (typeof string !== "string") {
     throw new import_index.InvalidTypeError('hashring servers are strings ("host:port") or objects of them');
   }
-  let weight = (value !== null && typeof value === "object" ? +value.weight : +value) || 1;
-  if (value !== null && typeof value === "object" && "vnodes" in value && (+value.vnodes || 0) !== 0) {
+  if (value === null) {
+    throw new import_index.InvalidTypeError(`hashring server ${string}: a weight or {weight} object, not null`);
+  }
+  const object = typeof value === "object";
+  if (object && "vnodes" in value && (toNumber(value.vnodes, "vnodes") || 0) !== 0) {
     throw new import_index.InvalidParameterError("per-server vnodes are not supported by keyroute/hashring");
   }
-  if (!Number.isInteger(weight) || weight < 0 || weight > 4294967295) {
-    throw new import_index.InvalidParameterError(`hashring weights must be whole numbers (got ${weight}) for keyroute/hashring`);
-  }
+  const weight = weightOf(object ? value.weight : value);
   const [host, port] = string.split(":");
   return { host, port: +port, string, weight };
 }
