@@ -57,7 +57,7 @@ esac
 build_opts() {
   case $1 in
     c_abi) echo "--sanitizer address --target-dir $FUZZ/target/asan" ;;
-    *) echo "--sanitizer none" ;;
+    *) echo "--sanitizer none --features cli" ;;
   esac
 }
 
