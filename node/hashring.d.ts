@@ -1,6 +1,11 @@
 // `keyroute/hashring`: npm hashring 3.x's HashRing API, routing exactly as hashring does.
 
-/** Servers: `'host:port'`, an array of them, or `{ 'host:port': weight }`. */
+/**
+ * Servers: `'host:port'`, an array of them, or `{ 'host:port': weight }`. A weight is read as
+ * hashring reads it (`+weight || 1`); a negative, infinite, fractional or too large one is
+ * refused (`InvalidParameterError`), and one that is not a number (`null`, a BigInt)
+ * with `InvalidTypeError`.
+ */
 export type HashRingServers = string | string[] | Record<string, number | { weight?: number }>
 
 export interface HashRingOptions {

@@ -758,6 +758,9 @@ fn catalogue() -> Vec<Case> {
         case("key-nginx-empty", json!({ "spec": one("nginx", json!({})), "key": "" }), Refused(E::InvalidKey)),
         case("key-jump-u64be-7-bytes", json!({ "spec": one("jump", json!({ "key_hash": "u64be" })), "key_hex": "01020304050607" }), Refused(E::InvalidKey)),
         case("key-replicas-past-nodes", keyed(json!({ "key": "k", "replicas_count": 4 })), Refused(E::ReplicasExceedNodes)),
+        // A count far past the node count is refused before anything is sized from it (issue 22:
+        // `spread` allocated r entries first on every surface, Java `new int[count]`).
+        case("key-replicas-count-2-24", keyed(json!({ "key": "k", "replicas_count": 1 << 24 })), Refused(E::ReplicasExceedNodes)),
     ]);
     // TOML, which only the CLI reads (by file extension).
     cases.extend([
@@ -819,8 +822,9 @@ fn run(inputs: &Inputs) -> Result<String, ErrorCode> {
     let router = Router::from_bytes(&inputs.spec, &limits).map_err(|e| e.code())?;
     let key = inputs.key.as_ref().map_err(keyroute_bindings::Error::code)?;
     if let Some(n) = inputs.replicas {
-        let mut out = vec![0u32; n];
-        router.replicas(key, &mut out).map_err(|e| e.code())?;
+        // The list form (Python, Node, WebAssembly): it sizes its result from `n`, so a case's
+        // memory check holds it to checking `n` first. (The C ABI fills the caller's buffer.)
+        let out = router.replica_list(key, n).map_err(|e| e.code())?;
         return Ok(router.node_id(out[0]).unwrap().to_string());
     }
     router.route_id(key).map(str::to_string).map_err(|e| e.code())

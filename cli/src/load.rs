@@ -201,17 +201,13 @@ fn zipf_requests(args: &LoadArgs<'_>) -> Result<Requests> {
     Ok(Requests::Zipf(ranks))
 }
 
-/// At most `limit` keys of a trace file (`-` for stdin), one per line.
+/// At most `limit` keys of a trace file (`-` for stdin), one per line, under this run's line
+/// limit.
 fn read_trace(path: &Path, limit: u64) -> Result<Requests> {
-    let mut keys = Vec::new();
-    input::for_each_batch(input::key_source(path)?, |lines, _| {
-        let room = (limit as usize).saturating_sub(keys.len());
-        keys.extend(lines.iter().take(room).map(|l| Box::<[u8]>::from(*l)));
-        Ok(())
-    })?;
-    if keys.is_empty() {
-        return Err(CliError::new(ErrorCode::InvalidKey, format!("{}: the trace holds no keys", path.display())));
-    }
+    let source = input::key_source(path)?;
+    let name = path.display().to_string();
+    let keys =
+        keyroute_cli::lines::read_keys(source, input::max_line_bytes(), keyroute_cli::lines::BLOCK, limit, &name)?;
     Ok(Requests::Trace(keys))
 }
 

@@ -16,7 +16,6 @@
 mod balance;
 mod conformance;
 mod demo;
-mod error;
 mod generate;
 mod input;
 mod load;
@@ -32,6 +31,9 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use keyroute_bindings::ErrorCode;
+// The error type and the readers of untrusted bytes are the library half of this crate
+// (`lib.rs`), which the fuzz targets call too.
+use keyroute_cli::error;
 
 use crate::error::{EXIT_INTERNAL, EXIT_TABLE, EXIT_USAGE};
 

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use keyroute_bindings::{ErrorCode, Router};
-use serde_json::Value;
+use keyroute_cli::lines::{from_json_line, unhex};
 
 use crate::error::{CliError, Result};
 use crate::input;
@@ -163,57 +163,6 @@ fn decode_all(mode: InputMode, lines: &[&[u8]], first: u64, origin: &str, out: &
             CliError::new(code, format!("{origin} {}: {why}: {}", first + i as u64, show(line)))
         })?;
         out.ends.push(out.bytes.len());
-    }
-    Ok(())
-}
-
-/// Why a key could not be decoded.
-type DecodeError = (ErrorCode, String);
-
-/// Hex digits (either case, nothing else) into bytes.
-fn unhex(text: &[u8], out: &mut Vec<u8>) -> std::result::Result<(), DecodeError> {
-    let digit = |c: u8| match c {
-        b'0'..=b'9' => Some(c - b'0'),
-        b'a'..=b'f' => Some(c - b'a' + 10),
-        b'A'..=b'F' => Some(c - b'A' + 10),
-        _ => None,
-    };
-    if !text.len().is_multiple_of(2) {
-        return Err((ErrorCode::InvalidKey, format!("not hex: an odd number of digits ({})", text.len())));
-    }
-    out.reserve(text.len() / 2);
-    for (i, pair) in text.chunks_exact(2).enumerate() {
-        match (digit(pair[0]), digit(pair[1])) {
-            (Some(hi), Some(lo)) => out.push(hi << 4 | lo),
-            _ => {
-                let at = if digit(pair[0]).is_none() { 2 * i } else { 2 * i + 1 };
-                return Err((ErrorCode::InvalidKey, format!("not hex: byte {at} is not a hex digit")));
-            }
-        }
-    }
-    Ok(())
-}
-
-/// One NDJSON line: a string, or an object with `key` (a string) or `key_hex`.
-fn from_json_line(line: &[u8], out: &mut Vec<u8>) -> std::result::Result<(), DecodeError> {
-    let value: Value =
-        serde_json::from_slice(line).map_err(|e| (ErrorCode::InvalidJson, format!("not one JSON value ({e})")))?;
-    let wrong = |what: &str| {
-        (ErrorCode::InvalidType, format!("{what}, not a key (a JSON string, or an object with \"key\" or \"key_hex\")"))
-    };
-    match value {
-        Value::String(text) => out.extend_from_slice(text.as_bytes()),
-        Value::Object(map) => match (map.get("key"), map.get("key_hex")) {
-            (Some(Value::String(text)), None) => out.extend_from_slice(text.as_bytes()),
-            (None, Some(Value::String(hex))) => unhex(hex.as_bytes(), out)?,
-            (Some(_), Some(_)) => return Err(wrong("an object with both \"key\" and \"key_hex\"")),
-            (Some(_), None) | (None, Some(_)) => return Err(wrong("an object whose key is not a string")),
-            (None, None) => return Err(wrong("an object without \"key\" or \"key_hex\"")),
-        },
-        Value::Null => return Err(wrong("null")),
-        Value::Bool(_) => return Err(wrong("a boolean")),
-        Value::Number(_) => return Err(wrong("a number")),
-        Value::Array(_) => return Err(wrong("an array")),
     }
     Ok(())
 }

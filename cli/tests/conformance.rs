@@ -331,3 +331,117 @@ fn a_non_json_line_from_the_adapter_is_error_io_as_protocol_md_says() {
         assert!(line.contains("`io`"), "every protocol fault is error io (exit 4): {line}");
     }
 }
+
+/// Whether process `pid` is running (a zombie, which only waits for its parent to reap it, is
+/// not).
+fn running(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        // `pid (comm) state …`: the state follows the last `)`.
+        Ok(stat) => {
+            stat.rsplit_once(')').is_some_and(|(_, rest)| !matches!(rest.trim_start().chars().next(), Some('Z' | 'X')))
+        }
+        Err(_) => false,
+    }
+}
+
+/// Waits up to 5 s for process `pid` to end (a SIGKILL is delivered asynchronously).
+fn ends(pid: u32) -> bool {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while running(pid) {
+        if std::time::Instant::now() > deadline {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    true
+}
+
+/// The pids a test adapter wrote into `file`, one a line.
+fn pids(file: &Path) -> Vec<u32> {
+    let text = std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    text.lines().map(|l| l.trim().parse().unwrap()).collect()
+}
+
+/// An adapter that exits while something it started still holds its stdout open was waited
+/// for until the timeout and reported as "did not answer hello"; the runner watches the
+/// adapter's exit beside its stdout (issue 22, finding 8).
+#[cfg(target_os = "linux")]
+#[test]
+fn an_adapter_that_exits_while_its_child_holds_stdout_is_reported_as_exited_at_once() {
+    let dir = scratch("exit-grandchild");
+    let pidfile = dir.join("pids");
+    let adapter = format!("sh -c 'sleep 60 & echo $! > {}; read x; exit 3'", pidfile.display());
+    let started = std::time::Instant::now();
+    let out = keyroute(&["conformance", "--exec", &adapter, "--file", "native-ring-3", "--timeout", "20"]);
+    let t = text(&out);
+    assert_eq!(status(&out), 4, "{t}");
+    assert!(t.contains("exited (exit status: 3) without answering hello"), "{t}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(10), "{:?}: {t}", started.elapsed());
+    let [sleeper] = pids(&pidfile)[..] else { panic!("one pid") };
+    assert!(ends(sleeper), "the adapter's child {sleeper} outlived the run");
+}
+
+/// What an adapter starts is ended with it, however the run ends: after a clean `bye`, on a
+/// protocol fault, at the timeout (the adapter's grandchildren survived every run before it
+/// ran in a process group of its own) (issue 22, finding 8).
+#[cfg(target_os = "linux")]
+#[test]
+fn what_an_adapter_starts_ends_with_the_run() {
+    let fault_adapter = adapter("");
+    let fault_adapter = fault_adapter.trim_end();
+    for (mode, timeout, want_status) in
+        [("good", "20", 0), ("garbage", "20", 4), ("hang", "0.5", 4), ("crash", "20", 4)]
+    {
+        let dir = scratch("group");
+        let pidfile = dir.join("pids");
+        let cmd = format!("sh -c 'sleep 60 & echo $! > {}; exec {fault_adapter} {mode}'", pidfile.display());
+        let out = keyroute(&["conformance", "--exec", &cmd, "--file", "native-ring-3", "--timeout", timeout]);
+        assert_eq!(status(&out), want_status, "{mode}: {}", text(&out));
+        let [sleeper] = pids(&pidfile)[..] else { panic!("one pid") };
+        assert!(ends(sleeper), "{mode}: the adapter's child {sleeper} outlived the run");
+    }
+}
+
+/// SIGINT or SIGTERM to keyroute ends its adapter too (the adapter kept running), and keyroute
+/// itself ends by the signal, as without an adapter (issue 22, finding 8).
+#[cfg(target_os = "linux")]
+#[test]
+fn a_signal_to_keyroute_ends_its_adapter() {
+    use std::os::unix::process::ExitStatusExt;
+    for (signal, number) in [("INT", 2), ("TERM", 15)] {
+        let dir = scratch("signal");
+        let pidfile = dir.join("pids");
+        // The adapter never answers hello: keyroute waits for it (up to a minute).
+        let cmd = format!(
+            "sh -c 'sleep 60 & echo $! > {0}.new; echo $$ >> {0}.new; mv {0}.new {0}; wait'",
+            pidfile.display()
+        );
+        let mut child = Command::new(env!("CARGO_BIN_EXE_keyroute"))
+            .args(["conformance", "--exec", &cmd, "--file", "native-ring-3", "--timeout", "60"])
+            .spawn()
+            .unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while !pidfile.exists() {
+            assert!(std::time::Instant::now() < deadline, "the adapter did not start");
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let adapter_pids = pids(&pidfile);
+        let sent = Command::new("kill").arg(format!("-{signal}")).arg(child.id().to_string()).status().unwrap();
+        assert!(sent.success());
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if std::time::Instant::now() > deadline {
+                let _ = child.kill();
+                panic!("keyroute did not end on SIG{signal}");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        assert_eq!(status.signal(), Some(number), "SIG{signal}: {status:?}");
+        for pid in adapter_pids {
+            assert!(ends(pid), "SIG{signal}: the adapter's process {pid} outlived keyroute");
+        }
+    }
+}

@@ -1,25 +1,55 @@
 // `keyroute/hashring`: npm `hashring` 3.x's `HashRing` API over keyroute's `npm-hashring` preset,
 // which routes every key exactly as hashring does (vectors captured from hashring 3.2.0, and a
 // live comparison in the tests). What it does not cover is refused with a keyroute error rather
-// than approximated: custom hash algorithms, per-server `vnodes`, fractional or negative
-// weights, more than 4 replicas, `range(key, size, false)`, `find`, `points`, `hashValue`, and
-// keys whose text holds a lone surrogate (hashring hashes those as U+FFFD; keyroute refuses
-// them, see conformance/SPEC.md).
+// than approximated: custom hash algorithms, per-server `vnodes`, fractional, negative or
+// infinite weights (`weightOf`), more than 4 replicas, `range(key, size, false)`, `find`,
+// `points`, `hashValue`, and keys whose text holds a lone surrogate (hashring hashes those as
+// U+FFFD; keyroute refuses them, see conformance/SPEC.md).
 
 import { InvalidParameterError, InvalidTypeError, NpmHashring } from './index.js'
+
+/**
+ * A weight as hashring reads it, `+weight || 1` (so a missing, zero, `NaN` or non-numeric
+ * weight is 1, and a numeric string its number), then checked: a negative or infinite weight,
+ * which hashring turns into a broken ring (no points at all for Infinity, a loop until out of
+ * memory when a negative weight brings the total to 0, a server without points otherwise), a
+ * fractional one and one above 2^32 - 1 are refused with `InvalidParameterError`; a weight
+ * JavaScript cannot make a number of (a BigInt, a Symbol, an object whose `valueOf` throws),
+ * which hashring lets throw a bare `TypeError`, with `InvalidTypeError`.
+ */
+function weightOf(raw) {
+  const weight = toNumber(raw, 'a hashring weight') || 1
+  if (!Number.isInteger(weight) || weight < 0 || weight > 0xffffffff) {
+    throw new InvalidParameterError(
+      `hashring weights must be whole numbers from 1 to 4294967295 for keyroute/hashring (got ${weight})`,
+    )
+  }
+  return weight
+}
+
+/** `+raw`, with `InvalidTypeError` where JavaScript throws (a BigInt, a Symbol, a throwing `valueOf`). */
+function toNumber(raw, what) {
+  try {
+    return +raw
+  } catch (cause) {
+    throw new InvalidTypeError(`${what} must be a number or numeric text (got ${typeof raw})`, { cause })
+  }
+}
 
 /** `{host, port, string, weight}`, as hashring's server parser gives them. */
 function server(string, value) {
   if (typeof string !== 'string') {
     throw new InvalidTypeError('hashring servers are strings ("host:port") or objects of them')
   }
-  let weight = (value !== null && typeof value === 'object' ? +value.weight : +value) || 1
-  if (value !== null && typeof value === 'object' && 'vnodes' in value && (+value.vnodes || 0) !== 0) {
+  if (value === null) {
+    // hashring reads `null.weight` here (a bare TypeError).
+    throw new InvalidTypeError(`hashring server ${string}: a weight or {weight} object, not null`)
+  }
+  const object = typeof value === 'object'
+  if (object && 'vnodes' in value && (toNumber(value.vnodes, 'vnodes') || 0) !== 0) {
     throw new InvalidParameterError('per-server vnodes are not supported by keyroute/hashring')
   }
-  if (!Number.isInteger(weight) || weight < 0 || weight > 0xffffffff) {
-    throw new InvalidParameterError(`hashring weights must be whole numbers (got ${weight}) for keyroute/hashring`)
-  }
+  const weight = weightOf(object ? value.weight : value)
   const [host, port] = string.split(':')
   return { host, port: +port, string, weight }
 }

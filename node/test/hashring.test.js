@@ -86,3 +86,78 @@ test('what the drop-in does not cover is refused, not approximated', () => {
   assert.throws(() => new HashRing([7]), InvalidTypeError)
   assert.throws(() => new HashRing(['a:1']).get('\ud800'), (e) => e.kind === 'invalid_utf8')
 })
+
+// Weights are read as hashring reads them, `+weight || 1`; what that reading turns into a broken
+// ring in hashring, or cannot make a number of, is refused with a keyroute error (issue 22: NaN
+// and '5' were taken, -1 and Infinity refused, with no rule said).
+const READ_AS_HASHRING = [
+  ['NaN', NaN, 1],
+  ["'5'", '5', 5],
+  ['0', 0, 1],
+  ['-0', -0, 1],
+  ["''", '', 1],
+  ['undefined', undefined, 1],
+  ['true', true, 1],
+  ["'abc'", 'abc', 1],
+  ["' 7 '", ' 7 ', 7],
+  ["'0x10'", '0x10', 16],
+]
+
+for (const [label, weight, read] of READ_AS_HASHRING) {
+  test(`weight ${label} is read as ${read}, and routes as hashring 3.2.0`, () => {
+    const servers = { 'a:1': weight, 'b:2': 2, 'c:3': 1 }
+    const ours = new HashRing(servers)
+    assert.equal(ours.servers[0].weight, read)
+    same(ours, new Real(servers), `weight ${label}`, KEYS.slice(0, 5000))
+    // The same in the {server: {weight}} form.
+    const objects = { 'a:1': { weight }, 'b:2': { weight: 2 } }
+    same(new HashRing(objects), new Real(objects), `{weight: ${label}}`, KEYS.slice(0, 5000))
+  })
+}
+
+test('weights hashring makes a broken ring of, or that are not whole, are refused with invalid_parameter', () => {
+  // hashring 3.2.0: Infinity gives a ring with no points (every get is undefined); -1 beside a
+  // weight of 1 loops until the heap is exhausted; -1 among more servers gives that server no
+  // points and skews the others.
+  for (const weight of [-1, '-1', -0.5, Infinity, -Infinity, '1e400', 1.5, '2.5', 2 ** 32, Number.MAX_VALUE]) {
+    for (const servers of [{ 'a:1': weight, 'b:2': 1 }, { 'a:1': { weight }, 'b:2': 1 }]) {
+      assert.throws(
+        () => new HashRing(servers),
+        (e) => e instanceof InvalidParameterError && e.code === 'KR_INVALID_PARAMETER' && /whole numbers/.test(e.message),
+        String(weight),
+      )
+    }
+    assert.throws(() => new HashRing(['b:2']).add({ 'a:1': weight }), InvalidParameterError, `add ${weight}`)
+  }
+  // A weight object's valueOf is how JavaScript makes a number of it, as in hashring.
+  const three = { 'a:1': { weight: { valueOf: () => 3 } }, 'b:2': 1 }
+  assert.equal(new HashRing(three).servers[0].weight, 3)
+  same(new HashRing(three), new Real(three), 'valueOf', KEYS.slice(0, 5000))
+  // The largest weight is taken.
+  assert.equal(new HashRing({ 'a:1': 0xffffffff, 'b:2': 1 }).servers[0].weight, 0xffffffff)
+})
+
+test('weights JavaScript cannot make a number of, and null, are refused with invalid_type', () => {
+  // hashring 3.2.0 throws a bare TypeError for each.
+  const throwing = {
+    valueOf() {
+      throw new Error('no number here')
+    },
+  }
+  for (const [label, servers] of [
+    ['a BigInt', { 'a:1': 5n }],
+    ['a Symbol', { 'a:1': Symbol('w') }],
+    ['a BigInt in {weight}', { 'a:1': { weight: 5n } }],
+    ['a throwing valueOf', { 'a:1': { weight: throwing } }],
+    ['null', { 'a:1': null }],
+    ['BigInt vnodes', { 'a:1': { weight: 1, vnodes: 5n } }],
+  ]) {
+    // (hashring lets a throwing valueOf's own error through.)
+    assert.throws(() => new Real(servers), label === 'a throwing valueOf' ? /no number here/ : TypeError, label)
+    assert.throws(
+      () => new HashRing(servers),
+      (e) => e instanceof InvalidTypeError && e.code === 'KR_INVALID_TYPE',
+      label,
+    )
+  }
+})

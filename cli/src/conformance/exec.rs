@@ -2,30 +2,42 @@
 //! protocol of `conformance/PROTOCOL.md` on its stdin and stdout, and compares its answers with
 //! the vectors. The adapter's stderr passes through; a crash, a timeout, or a line that is not a
 //! protocol message stops the run (error `io`, exit 4) with what happened.
+//!
+//! The adapter runs in a process group of its own (on Unix), and the run ends that group when
+//! it ends: after `bye`, on a fault or a timeout, and when keyroute itself gets SIGINT, SIGTERM
+//! or SIGHUP ([`group`]), so nothing the adapter started outlives the run.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufReader, Write};
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant};
 
 use keyroute_bindings::ErrorCode;
 use keyroute_bindings::conformance::{self as corpus, CaseKey};
+use keyroute_cli::adapter::{Caps, Line, read_lines};
 use serde_json::{Value, json};
 
-use super::{CaseReport, CaseResult, FileReport, Selected, case_id};
+use super::{CaseReport, CaseResult, FileReport, Selected, case_id, group};
 use crate::error::CliError;
 
 /// The protocol versions this runner speaks.
 pub const PROTOCOLS: &[u64] = &[1];
 
-/// The longest line an adapter may write (64 MiB); a longer one is garbage.
-const MAX_LINE: u64 = 64 << 20;
+/// The runner's bounds on what it reads before each message.
+const CAPS: Caps = Caps::PROTOCOL;
+/// The longest message (with the blank lines before it) an adapter may write: 64 MiB.
+const MAX_LINE: u64 = CAPS.max_line;
+/// The most blank lines an adapter may write before a message.
+const MAX_BLANK_LINES: u64 = CAPS.max_blank_lines;
 
-/// The most blank lines (empty, or only whitespace) an adapter may write before a message.
-/// PROTOCOL.md says they are ignored; more than this in a row is a protocol fault (exit status
-/// 4), so an adapter that writes only blank lines (`yes ""`) is stopped at once, not read until
-/// the runner runs out of memory or time.
-const MAX_BLANK_LINES: u64 = 1024;
+/// How often a runner waiting for an answer checks whether the adapter has exited: an adapter
+/// that exits while something it started still holds its stdout open (so no end of stream
+/// comes) is reported as exited within this, not after the whole `--timeout`.
+const EXIT_POLL: Duration = Duration::from_millis(20);
+
+/// After the adapter has exited, how long the runner still waits for lines it wrote before it
+/// exited (and that the reader thread has not handed over yet).
+const AFTER_EXIT: Duration = Duration::from_millis(200);
 
 /// Lines read ahead of the runner: an adapter that writes faster than the runner reads waits
 /// on its pipe instead of filling the runner's memory.
@@ -37,17 +49,6 @@ pub struct Options {
     pub timeout: Duration,
     /// Keys per `route` message.
     pub batch: usize,
-}
-
-/// What the reader thread saw on the adapter's stdout.
-enum Line {
-    Text(Vec<u8>),
-    TooLong,
-    /// More blank lines, or more bytes of them, before a message than the protocol allows:
-    /// how many lines and bytes were read.
-    Blanks(u64, u64),
-    Eof,
-    Failed(String),
 }
 
 /// What the adapter said about itself.
@@ -168,12 +169,9 @@ impl Adapter {
         })?;
         let (program, args) =
             words.split_first().ok_or_else(|| CliError::new(ErrorCode::InvalidArgument, "--exec: empty command"))?;
-        let mut child = Command::new(program)
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
+        let mut command = Command::new(program);
+        command.args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::inherit());
+        let mut child = group::spawn(&mut command)
             .map_err(|e| CliError::io(format_args!("cannot start the adapter `{cmd}`"), &e))?;
         let mut pipe = child.stdin.take().ok_or_else(|| CliError::new(ErrorCode::Internal, "the adapter's stdin"))?;
         let (stdin, to_write) = mpsc::channel::<Vec<u8>>();
@@ -186,13 +184,15 @@ impl Adapter {
         });
         let stdout = child.stdout.take().ok_or_else(|| CliError::new(ErrorCode::Internal, "the adapter's stdout"))?;
         let (tx, rx) = mpsc::sync_channel(LINES_AHEAD);
-        std::thread::spawn(move || read_lines(BufReader::new(stdout), &tx));
+        std::thread::spawn(move || read_lines(BufReader::new(stdout), CAPS, |line| tx.send(line).is_ok()));
         Ok(Self { cmd: cmd.to_string(), child, stdin: Some(stdin), lines: rx, timeout })
     }
 
-    /// Stops the adapter (a process this run started) and reaps it.
+    /// Stops the adapter (a process this run started) and what it started (its process
+    /// group), and reaps it.
     fn stop(&mut self) {
         self.stdin = None;
+        group::end(&self.child);
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
@@ -235,9 +235,10 @@ impl Adapter {
     /// The next protocol message, answering `what`.
     fn recv(&mut self, what: &str) -> Result<Value, CliError> {
         loop {
-            let line = match self.lines.recv_timeout(self.timeout) {
-                Ok(line) => line,
-                Err(RecvTimeoutError::Timeout) => {
+            let line = match self.next_line() {
+                Next::Line(line) => line,
+                Next::Exited => return Err(self.gone(&format!("without answering {what}"))),
+                Next::Timeout => {
                     self.stop();
                     return Err(CliError::new(
                         ErrorCode::Io,
@@ -248,7 +249,6 @@ impl Adapter {
                         ),
                     ));
                 }
-                Err(RecvTimeoutError::Disconnected) => Line::Eof,
             };
             let text = match line {
                 Line::Text(text) => text,
@@ -284,6 +284,29 @@ impl Adapter {
                     Err(garbage(&self.cmd, what, &format!("{shown:?}")))
                 }
             };
+        }
+    }
+
+    /// The adapter's next line within the timeout. The adapter's exit is watched beside its
+    /// stdout: once it has exited, lines it wrote before are still taken for [`AFTER_EXIT`], and
+    /// then the answer is [`Next::Exited`], even when what it started keeps its stdout open.
+    fn next_line(&mut self) -> Next {
+        let deadline = Instant::now() + self.timeout;
+        let mut exited: Option<Instant> = None;
+        loop {
+            let until = exited.map_or(deadline, |at| (at + AFTER_EXIT).min(deadline));
+            let Some(left) = until.checked_duration_since(Instant::now()).filter(|d| !d.is_zero()) else {
+                return if exited.is_some() { Next::Exited } else { Next::Timeout };
+            };
+            match self.lines.recv_timeout(left.min(EXIT_POLL)) {
+                Ok(line) => return Next::Line(line),
+                Err(RecvTimeoutError::Disconnected) => return Next::Line(Line::Eof),
+                Err(RecvTimeoutError::Timeout) => {
+                    if exited.is_none() && matches!(self.child.try_wait(), Ok(Some(_))) {
+                        exited = Some(Instant::now());
+                    }
+                }
+            }
         }
     }
 
@@ -462,11 +485,23 @@ impl Adapter {
 }
 
 impl Drop for Adapter {
+    /// Ends the adapter's process group whatever became of the adapter: what it started may
+    /// still run after it exited.
     fn drop(&mut self) {
         if matches!(self.child.try_wait(), Ok(None)) {
             self.stop();
+        } else {
+            group::end(&self.child);
         }
     }
+}
+
+/// What waiting for the adapter's next line gave.
+enum Next {
+    Line(Line),
+    /// The adapter exited and wrote nothing more.
+    Exited,
+    Timeout,
 }
 
 fn garbage(cmd: &str, what: &str, shown: &str) -> CliError {
@@ -474,50 +509,6 @@ fn garbage(cmd: &str, what: &str, shown: &str) -> CliError {
         ErrorCode::Io,
         format!("the adapter `{cmd}` answered {what} with something that is not the protocol's answer: {shown}"),
     )
-}
-
-/// Reads the adapter's stdout into protocol lines for the runner, until the end, an error, or a
-/// fault. Blank lines are dropped here, counted: at most [`MAX_BLANK_LINES`] of them, and
-/// [`MAX_LINE`] bytes with the line they precede, are read before a message, so what one
-/// answer can make the runner read is bounded, and blank lines cannot hold off `--timeout`.
-fn read_lines(mut reader: impl BufRead, tx: &SyncSender<Line>) {
-    let (mut blank_lines, mut blank_bytes) = (0u64, 0u64);
-    loop {
-        let mut buf = Vec::new();
-        // What is left of this message's bytes, and one more to tell a longer line.
-        let budget = MAX_LINE.saturating_sub(blank_bytes).saturating_add(1);
-        let line = match (&mut reader).take(budget).read_until(b'\n', &mut buf) {
-            Ok(0) => Line::Eof,
-            Ok(n) if buf.last() == Some(&b'\n') => {
-                buf.pop();
-                if buf.last() == Some(&b'\r') {
-                    buf.pop();
-                }
-                if buf.iter().all(u8::is_ascii_whitespace) {
-                    blank_lines += 1;
-                    blank_bytes = blank_bytes.saturating_add(n as u64);
-                    if blank_lines <= MAX_BLANK_LINES && blank_bytes <= MAX_LINE {
-                        continue;
-                    }
-                    Line::Blanks(blank_lines, blank_bytes)
-                } else {
-                    (blank_lines, blank_bytes) = (0, 0);
-                    Line::Text(buf)
-                }
-            }
-            Ok(n) if n as u64 >= budget && blank_lines > 0 => {
-                Line::Blanks(blank_lines, blank_bytes.saturating_add(n as u64))
-            }
-            Ok(n) if n as u64 >= budget => Line::TooLong,
-            // A last line without a newline, then the end.
-            Ok(_) => Line::Text(buf),
-            Err(e) => Line::Failed(e.to_string()),
-        };
-        let stop = matches!(line, Line::Eof | Line::TooLong | Line::Blanks(..) | Line::Failed(_));
-        if tx.send(line).is_err() || stop {
-            return;
-        }
-    }
 }
 
 /// `error` (and `code`) of an error answer, for people.
@@ -581,69 +572,4 @@ fn compare(case: &Value, result: &Value, hello: &Hello) -> Result<CaseResult, St
         }
     }
     Ok(CaseResult::Pass)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// What [`read_lines`] hands the runner for `input`, up to `n` lines.
-    fn lines(input: impl BufRead + Send + 'static, n: usize) -> Vec<Line> {
-        let (tx, rx) = mpsc::sync_channel(LINES_AHEAD);
-        std::thread::spawn(move || read_lines(input, &tx));
-        rx.iter().take(n).collect()
-    }
-
-    /// `line` forever (until the reader stops reading).
-    struct Forever(&'static [u8], usize);
-    impl Read for Forever {
-        fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
-            let mut n = 0;
-            while n < out.len() {
-                out[n] = self.0[self.1];
-                self.1 = (self.1 + 1) % self.0.len();
-                n += 1;
-            }
-            Ok(n)
-        }
-    }
-
-    #[test]
-    fn blank_lines_are_dropped_up_to_the_cap() {
-        let mut input = b" \r\n\n\t\n".repeat(100);
-        input.extend_from_slice(b"{\"type\":\"x\"}\n\n");
-        let got = lines(std::io::Cursor::new(input), 10);
-        assert!(matches!(&got[..], [Line::Text(t), Line::Eof] if t == b"{\"type\":\"x\"}"));
-        // The count starts again after each message.
-        let mut input = Vec::new();
-        for _ in 0..3 {
-            input.extend_from_slice(&b"\n".repeat(MAX_BLANK_LINES as usize));
-            input.extend_from_slice(b"m\n");
-        }
-        let got = lines(std::io::Cursor::new(input), 10);
-        assert_eq!(got.iter().filter(|l| matches!(l, Line::Text(t) if t == b"m")).count(), 3);
-    }
-
-    #[test]
-    fn endless_blank_lines_are_a_fault_at_once() {
-        let got = lines(BufReader::new(Forever(b"\n", 0)), 10);
-        assert!(matches!(got[..], [Line::Blanks(n, bytes)] if n == MAX_BLANK_LINES + 1 && bytes == n), "{}", got.len());
-        let got = lines(BufReader::new(Forever(b"  \r\n", 0)), 10);
-        assert!(matches!(got[..], [Line::Blanks(n, _)] if n == MAX_BLANK_LINES + 1));
-    }
-
-    #[test]
-    fn blank_bytes_count_toward_the_message_limit() {
-        // Long lines of spaces: the byte cap stops them long before the line count would.
-        let mut line = vec![b' '; 4 << 20];
-        line.push(b'\n');
-        let line: &'static [u8] = line.leak();
-        let got = lines(BufReader::new(Forever(line, 0)), 10);
-        assert!(
-            matches!(got[..], [Line::Blanks(n, bytes)] if n <= 17 && bytes > MAX_LINE && bytes <= MAX_LINE + 1 + (4 << 20))
-        );
-        // Endless spaces without a newline: too many bytes before a message.
-        let got = lines(BufReader::new(Forever(b" ", 0)), 10);
-        assert!(matches!(got[..], [Line::TooLong]));
-    }
 }

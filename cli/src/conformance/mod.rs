@@ -8,6 +8,7 @@
 
 mod diagnose;
 mod exec;
+mod group;
 mod junit;
 
 use std::io::{self, Write};
