@@ -5,7 +5,7 @@ use std::io::{self, Read};
 use std::path::Path;
 use std::sync::OnceLock;
 
-use keyroute_bindings::{ErrorCode, Limits, Router, Spec};
+use keyroute_bindings::{Limits, Router, Spec};
 
 use keyroute_cli::lines;
 
