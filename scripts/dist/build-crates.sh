@@ -25,7 +25,14 @@ fi
 # online only when cargo says the offline run lacked something to download.
 # --allow-dirty: `make test` packages a working tree with uncommitted edits too (cargo records
 # that in each crate's .cargo_vcs_info.json); a release is cut from a clean checkout.
-args=(package --locked --allow-dirty)
+# Cargo verifies each crate by building it against its siblings' new tarballs, which it treats
+# as registry crates: immutable, so a build of the same version left in the target folder by an
+# earlier run is reused as it is, and a second `make dist` after a change to the core would
+# verify the bindings against the old core. Verify in a target folder of its own, emptied first.
+verify_dir=target/package-verify
+rm -rf "$verify_dir"
+
+args=(package --locked --allow-dirty --target-dir "$verify_dir")
 for c in "${crates[@]}"; do args+=(-p "$c"); done
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
@@ -35,6 +42,6 @@ if ! cargo "${args[@]}" --offline 2>&1 | tee "$log"; then
   cargo "${args[@]}"
 fi
 for c in "${crates[@]}"; do
-  cp "target/package/$c-$version.crate" "$out/"
+  cp "$verify_dir/package/$c-$version.crate" "$out/"
   echo "build-crates: $out/$c-$version.crate ($(du -k "$out/$c-$version.crate" | cut -f1) KiB)"
 done
