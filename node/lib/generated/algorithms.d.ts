@@ -31,8 +31,8 @@ export interface RingOptions {
  * Hash ring with weighted virtual points (ring-v1): adding a node moves only about 1/(n+1) of the
  * keys, and more points per weight spread keys more evenly.
  *
- * Native scheme `ring-v1` (conformance/SPEC.md). Spec algorithm `ring`: weights honoured; replicas:
- * yes; `routeHash`: yes; analysis: exact.
+ * Native scheme `ring-v1` (`conformance/SPEC.md`). Spec algorithm `ring`: weights honoured;
+ * replicas: yes; `routeHash`: yes; analysis: exact.
  */
 export declare class Ring extends Router {
   constructor(nodes: Nodes, options?: RingOptions)
@@ -57,7 +57,7 @@ export interface JumpOptions {
  * even spread, but equal weights only, no replicas, and buckets are added or removed at the end
  * only.
  *
- * Native scheme `jump-v1` (conformance/SPEC.md). Spec algorithm `jump`: equal weights only;
+ * Native scheme `jump-v1` (`conformance/SPEC.md`). Spec algorithm `jump`: equal weights only;
  * replicas: no; `routeHash`: yes; analysis: expected.
  */
 export declare class Jump extends Router {
@@ -78,7 +78,7 @@ export interface RendezvousOptions {
  * Weighted rendezvous (highest random weight) hashing: every node scores every key, the highest
  * score wins; exact weights and natural replica lists, at O(n) per lookup.
  *
- * Native scheme `rendezvous-v1` (conformance/SPEC.md). Spec algorithm `rendezvous`: weights
+ * Native scheme `rendezvous-v1` (`conformance/SPEC.md`). Spec algorithm `rendezvous`: weights
  * honoured; replicas: yes; `routeHash`: no; analysis: expected.
  */
 export declare class Rendezvous extends Router {
@@ -104,7 +104,7 @@ export interface MaglevOptions {
  * Maglev lookup table: O(1) lookups and a near-perfect spread; a change moves a little more than
  * the minimum.
  *
- * Native scheme `maglev-v1` (conformance/SPEC.md). Spec algorithm `maglev`: weights honoured;
+ * Native scheme `maglev-v1` (`conformance/SPEC.md`). Spec algorithm `maglev`: weights honoured;
  * replicas: yes; `routeHash`: yes; analysis: exact.
  */
 export declare class Maglev extends Router {
@@ -129,7 +129,7 @@ export interface SlotsOptions {
  * Fixed slots: key → one of `count` slots → node. Slots are dealt out by weight, or given per
  * node (every node lists `slots`, inclusive `[first, last]` ranges covering each slot once).
  *
- * Native scheme `slots-v1` (conformance/SPEC.md). Spec algorithm `slots`: weights honoured;
+ * Native scheme `slots-v1` (`conformance/SPEC.md`). Spec algorithm `slots`: weights honoured;
  * replicas: yes; `routeHash`: no; analysis: exact.
  */
 export declare class Slots extends Router {
@@ -154,8 +154,8 @@ export interface MultiProbeOptions {
  * Multi-probe consistent hashing: one point per node and several probes per key, for a ring's
  * balance without a ring's memory; equal weights only.
  *
- * Native scheme `multi-probe-v1` (conformance/SPEC.md). Spec algorithm `multi-probe`: equal weights
- * only; replicas: yes; `routeHash`: no; analysis: sampled.
+ * Native scheme `multi-probe-v1` (`conformance/SPEC.md`). Spec algorithm `multi-probe`: equal
+ * weights only; replicas: yes; `routeHash`: no; analysis: sampled.
  */
 export declare class MultiProbe extends Router {
   constructor(nodes: Nodes, options?: MultiProbeOptions)
@@ -174,7 +174,7 @@ export interface ModuloOptions {
 /**
  * `hash(key) mod n`: the baseline that moves most keys when n changes. For comparisons only.
  *
- * Native scheme `modulo` (conformance/SPEC.md). Spec algorithm `modulo`: equal weights only;
+ * Native scheme `modulo` (`conformance/SPEC.md`). Spec algorithm `modulo`: equal weights only;
  * replicas: no; `routeHash`: yes; analysis: expected.
  */
 export declare class Modulo extends Router {
@@ -218,7 +218,7 @@ export interface LibmemcachedOptions {
  * libmemcached 1.x ketama (libmemcached-awesome 1.1, the same continuum as 1.0.18), bit for bit:
  * the continuum pylibmc, PHP memcached and C clients build with a ketama distribution.
  *
- * Reproduces libmemcached 1.0.18 / 1.1 (libmemcached-awesome) ketama (conformance/PEERS.md). Spec
+ * Reproduces libmemcached 1.0.18 / 1.1 (libmemcached-awesome) ketama (`conformance/PEERS.md`). Spec
  * algorithm `libmemcached`: weights honoured; replicas: yes; `routeHash`: yes; analysis: exact.
  */
 export declare class Libmemcached extends Router {
@@ -253,7 +253,7 @@ export interface SpymemcachedOptions {
  * key is `host:port` unless the node gives its exact `name` (e.g. `host/1.2.3.4:11211` for a
  * resolved host name).
  *
- * Reproduces spymemcached 2.12 KetamaNodeLocator (conformance/PEERS.md). Spec algorithm
+ * Reproduces spymemcached 2.12 KetamaNodeLocator (`conformance/PEERS.md`). Spec algorithm
  * `spymemcached`: weights honoured; replicas: yes; `routeHash`: no; analysis: exact.
  */
 export declare class Spymemcached extends Router {
@@ -285,7 +285,7 @@ export interface UhashringOptions {
 /**
  * uhashring 2.x `HashRing`, over node names (the ids) with their weights.
  *
- * Reproduces uhashring 2.x HashRing (default and ketama rings) (conformance/PEERS.md). Spec
+ * Reproduces uhashring 2.x HashRing (default and ketama rings) (`conformance/PEERS.md`). Spec
  * algorithm `uhashring`: weights honoured; replicas: yes; `routeHash`: no; analysis: sampled.
  */
 export declare class Uhashring extends Router {
@@ -319,7 +319,7 @@ export interface NpmHashringOptions {
  * npm `hashring` 3.x (what the `memcached` package uses), over servers as written (the ids) with
  * their weights.
  *
- * Reproduces npm hashring 3.x (conformance/PEERS.md). Spec algorithm `npm-hashring`: weights
+ * Reproduces npm hashring 3.x (`conformance/PEERS.md`). Spec algorithm `npm-hashring`: weights
  * honoured; replicas: yes; `routeHash`: no; analysis: exact.
  */
 export declare class NpmHashring extends Router {
@@ -339,8 +339,8 @@ export interface PythonHashRingOptions {
 /**
  * PyPI `hash_ring` 1.3 `HashRing(nodes, weights)`.
  *
- * Reproduces PyPI hash_ring 1.3 (conformance/PEERS.md). Spec algorithm `python-hash-ring`: weights
- * honoured; replicas: yes; `routeHash`: yes; analysis: exact.
+ * Reproduces PyPI hash_ring 1.3 (`conformance/PEERS.md`). Spec algorithm `python-hash-ring`:
+ * weights honoured; replicas: yes; `routeHash`: yes; analysis: exact.
  */
 export declare class PythonHashRing extends Router {
   constructor(nodes: Nodes, options?: PythonHashRingOptions)
@@ -360,7 +360,7 @@ export interface NginxOptions {
  * nginx `hash $key consistent` (http and stream upstreams): node ids are the `server` tokens as
  * written.
  *
- * Reproduces nginx hash $key consistent (http and stream) (conformance/PEERS.md). Spec algorithm
+ * Reproduces nginx hash $key consistent (http and stream) (`conformance/PEERS.md`). Spec algorithm
  * `nginx`: weights honoured; replicas: yes; `routeHash`: no; analysis: exact.
  */
 export declare class Nginx extends Router {
@@ -389,8 +389,8 @@ export interface TwemproxyOptions {
 /**
  * twemproxy (nutcracker) 0.5 `distribution: ketama`.
  *
- * Reproduces twemproxy (nutcracker) 0.5 distribution: ketama (conformance/PEERS.md). Spec algorithm
- * `twemproxy`: weights honoured; replicas: yes; `routeHash`: no; analysis: sampled.
+ * Reproduces twemproxy (nutcracker) 0.5 distribution: ketama (`conformance/PEERS.md`). Spec
+ * algorithm `twemproxy`: weights honoured; replicas: yes; `routeHash`: no; analysis: sampled.
  */
 export declare class Twemproxy extends Router {
   constructor(servers: Servers, options?: TwemproxyOptions)
@@ -413,7 +413,7 @@ export interface GuavaOptions {
 /**
  * Guava `Hashing.consistentHash` over buckets in order (equal weights, no replicas).
  *
- * Reproduces Guava Hashing.consistentHash (conformance/PEERS.md). Spec algorithm `guava`: equal
+ * Reproduces Guava Hashing.consistentHash (`conformance/PEERS.md`). Spec algorithm `guava`: equal
  * weights only; replicas: no; `routeHash`: yes; analysis: expected.
  */
 export declare class Guava extends Router {
@@ -438,7 +438,7 @@ export interface RedisClusterOptions {
  * Redis Cluster: a key's slot (CRC16 of its `{hash tag}` or the whole key, of 16384) and the master
  * serving it; every node lists its slot ranges.
  *
- * Reproduces Redis Cluster key slots (and npm cluster-key-slot) (conformance/PEERS.md). Spec
+ * Reproduces Redis Cluster key slots (and npm cluster-key-slot) (`conformance/PEERS.md`). Spec
  * algorithm `redis-cluster`: weights ignored; replicas: no; `routeHash`: no; analysis: slot_share.
  */
 export declare class RedisCluster extends Router {
@@ -463,7 +463,7 @@ export interface PymemcacheRendezvousOptions {
  * pymemcache 4 `RendezvousHash` (`HashClient`'s default hasher) over node names (`host:port`, as
  * `HashClient` names servers).
  *
- * Reproduces pymemcache 4 RendezvousHash (conformance/PEERS.md). Spec algorithm
+ * Reproduces pymemcache 4 RendezvousHash (`conformance/PEERS.md`). Spec algorithm
  * `pymemcache-rendezvous`: equal weights only; replicas: yes; `routeHash`: no; analysis: sampled.
  */
 export declare class PymemcacheRendezvous extends Router {
@@ -490,7 +490,7 @@ export interface LibmemcachedModulaOptions {
  * order added. The peer ignores weights: unequal ones are refused.
  *
  * Reproduces libmemcached 1.0.18 / 1.1 MODULA (pylibmc's default distribution)
- * (conformance/PEERS.md). Spec algorithm `libmemcached-modula`: equal weights only; replicas: no;
+ * (`conformance/PEERS.md`). Spec algorithm `libmemcached-modula`: equal weights only; replicas: no;
  * `routeHash`: no; analysis: sampled.
  */
 export declare class LibmemcachedModula extends Router {
@@ -517,7 +517,7 @@ export interface PythonMemcachedOptions {
  * python-memcached 1.x server selection: `((crc32(key) >> 16) & 0x7fff) % buckets`, each server
  * repeated once per unit of weight, rehashed (up to 10 tries) past dead servers.
  *
- * Reproduces python-memcached 1.x Client server selection (conformance/PEERS.md). Spec algorithm
+ * Reproduces python-memcached 1.x Client server selection (`conformance/PEERS.md`). Spec algorithm
  * `python-memcached`: weights honoured; replicas: no; `routeHash`: no; analysis: sampled.
  */
 export declare class PythonMemcached extends Router {
@@ -537,7 +537,7 @@ export interface JavaHashCodeOptions {
 /**
  * `Math.floorMod(key.hashCode(), n)` in Java, over nodes in order (keys as Java strings).
  *
- * Reproduces Java Math.floorMod(key.hashCode(), n) (conformance/PEERS.md). Spec algorithm
+ * Reproduces Java Math.floorMod(key.hashCode(), n) (`conformance/PEERS.md`). Spec algorithm
  * `java-hashcode`: equal weights only; replicas: no; `routeHash`: no; analysis: sampled.
  */
 export declare class JavaHashCode extends Router {

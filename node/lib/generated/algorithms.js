@@ -13,7 +13,7 @@ export function definePresets(Router, forms) {
    * Hash ring with weighted virtual points (ring-v1): adding a node moves only about 1/(n+1) of the
    * keys, and more points per weight spread keys more evenly.
    *
-   * Native scheme `ring-v1` (conformance/SPEC.md). Spec algorithm `ring`: weights honoured;
+   * Native scheme `ring-v1` (`conformance/SPEC.md`). Spec algorithm `ring`: weights honoured;
    * replicas: yes; `routeHash`: yes; analysis: exact.
    */
   class Ring extends Router {
@@ -26,7 +26,7 @@ export function definePresets(Router, forms) {
    * perfectly even spread, but equal weights only, no replicas, and buckets are added or removed at
    * the end only.
    *
-   * Native scheme `jump-v1` (conformance/SPEC.md). Spec algorithm `jump`: equal weights only;
+   * Native scheme `jump-v1` (`conformance/SPEC.md`). Spec algorithm `jump`: equal weights only;
    * replicas: no; `routeHash`: yes; analysis: expected.
    */
   class Jump extends Router {
@@ -38,7 +38,7 @@ export function definePresets(Router, forms) {
    * Weighted rendezvous (highest random weight) hashing: every node scores every key, the highest
    * score wins; exact weights and natural replica lists, at O(n) per lookup.
    *
-   * Native scheme `rendezvous-v1` (conformance/SPEC.md). Spec algorithm `rendezvous`: weights
+   * Native scheme `rendezvous-v1` (`conformance/SPEC.md`). Spec algorithm `rendezvous`: weights
    * honoured; replicas: yes; `routeHash`: no; analysis: expected.
    */
   class Rendezvous extends Router {
@@ -50,7 +50,7 @@ export function definePresets(Router, forms) {
    * Maglev lookup table: O(1) lookups and a near-perfect spread; a change moves a little more than
    * the minimum.
    *
-   * Native scheme `maglev-v1` (conformance/SPEC.md). Spec algorithm `maglev`: weights honoured;
+   * Native scheme `maglev-v1` (`conformance/SPEC.md`). Spec algorithm `maglev`: weights honoured;
    * replicas: yes; `routeHash`: yes; analysis: exact.
    */
   class Maglev extends Router {
@@ -62,7 +62,7 @@ export function definePresets(Router, forms) {
    * Fixed slots: key → one of `count` slots → node. Slots are dealt out by weight, or given per
    * node (every node lists `slots`, inclusive `[first, last]` ranges covering each slot once).
    *
-   * Native scheme `slots-v1` (conformance/SPEC.md). Spec algorithm `slots`: weights honoured;
+   * Native scheme `slots-v1` (`conformance/SPEC.md`). Spec algorithm `slots`: weights honoured;
    * replicas: yes; `routeHash`: no; analysis: exact.
    */
   class Slots extends Router {
@@ -74,7 +74,7 @@ export function definePresets(Router, forms) {
    * Multi-probe consistent hashing: one point per node and several probes per key, for a ring's
    * balance without a ring's memory; equal weights only.
    *
-   * Native scheme `multi-probe-v1` (conformance/SPEC.md). Spec algorithm `multi-probe`: equal
+   * Native scheme `multi-probe-v1` (`conformance/SPEC.md`). Spec algorithm `multi-probe`: equal
    * weights only; replicas: yes; `routeHash`: no; analysis: sampled.
    */
   class MultiProbe extends Router {
@@ -85,7 +85,7 @@ export function definePresets(Router, forms) {
   /**
    * `hash(key) mod n`: the baseline that moves most keys when n changes. For comparisons only.
    *
-   * Native scheme `modulo` (conformance/SPEC.md). Spec algorithm `modulo`: equal weights only;
+   * Native scheme `modulo` (`conformance/SPEC.md`). Spec algorithm `modulo`: equal weights only;
    * replicas: no; `routeHash`: yes; analysis: expected.
    */
   class Modulo extends Router {
@@ -97,8 +97,9 @@ export function definePresets(Router, forms) {
    * libmemcached 1.x ketama (libmemcached-awesome 1.1, the same continuum as 1.0.18), bit for bit:
    * the continuum pylibmc, PHP memcached and C clients build with a ketama distribution.
    *
-   * Reproduces libmemcached 1.0.18 / 1.1 (libmemcached-awesome) ketama (conformance/PEERS.md). Spec
-   * algorithm `libmemcached`: weights honoured; replicas: yes; `routeHash`: yes; analysis: exact.
+   * Reproduces libmemcached 1.0.18 / 1.1 (libmemcached-awesome) ketama (`conformance/PEERS.md`).
+   * Spec algorithm `libmemcached`: weights honoured; replicas: yes; `routeHash`: yes; analysis:
+   * exact.
    */
   class Libmemcached extends Router {
     constructor(servers, options) {
@@ -110,7 +111,7 @@ export function definePresets(Router, forms) {
    * key is `host:port` unless the node gives its exact `name` (e.g. `host/1.2.3.4:11211` for a
    * resolved host name).
    *
-   * Reproduces spymemcached 2.12 KetamaNodeLocator (conformance/PEERS.md). Spec algorithm
+   * Reproduces spymemcached 2.12 KetamaNodeLocator (`conformance/PEERS.md`). Spec algorithm
    * `spymemcached`: weights honoured; replicas: yes; `routeHash`: no; analysis: exact.
    */
   class Spymemcached extends Router {
@@ -121,7 +122,7 @@ export function definePresets(Router, forms) {
   /**
    * uhashring 2.x `HashRing`, over node names (the ids) with their weights.
    *
-   * Reproduces uhashring 2.x HashRing (default and ketama rings) (conformance/PEERS.md). Spec
+   * Reproduces uhashring 2.x HashRing (default and ketama rings) (`conformance/PEERS.md`). Spec
    * algorithm `uhashring`: weights honoured; replicas: yes; `routeHash`: no; analysis: sampled.
    */
   class Uhashring extends Router {
@@ -133,7 +134,7 @@ export function definePresets(Router, forms) {
    * npm `hashring` 3.x (what the `memcached` package uses), over servers as written (the ids) with
    * their weights.
    *
-   * Reproduces npm hashring 3.x (conformance/PEERS.md). Spec algorithm `npm-hashring`: weights
+   * Reproduces npm hashring 3.x (`conformance/PEERS.md`). Spec algorithm `npm-hashring`: weights
    * honoured; replicas: yes; `routeHash`: no; analysis: exact.
    */
   class NpmHashring extends Router {
@@ -144,7 +145,7 @@ export function definePresets(Router, forms) {
   /**
    * PyPI `hash_ring` 1.3 `HashRing(nodes, weights)`.
    *
-   * Reproduces PyPI hash_ring 1.3 (conformance/PEERS.md). Spec algorithm `python-hash-ring`:
+   * Reproduces PyPI hash_ring 1.3 (`conformance/PEERS.md`). Spec algorithm `python-hash-ring`:
    * weights honoured; replicas: yes; `routeHash`: yes; analysis: exact.
    */
   class PythonHashRing extends Router {
@@ -156,8 +157,8 @@ export function definePresets(Router, forms) {
    * nginx `hash $key consistent` (http and stream upstreams): node ids are the `server` tokens as
    * written.
    *
-   * Reproduces nginx hash $key consistent (http and stream) (conformance/PEERS.md). Spec algorithm
-   * `nginx`: weights honoured; replicas: yes; `routeHash`: no; analysis: exact.
+   * Reproduces nginx hash $key consistent (http and stream) (`conformance/PEERS.md`). Spec
+   * algorithm `nginx`: weights honoured; replicas: yes; `routeHash`: no; analysis: exact.
    */
   class Nginx extends Router {
     constructor(nodes, options) {
@@ -167,7 +168,7 @@ export function definePresets(Router, forms) {
   /**
    * twemproxy (nutcracker) 0.5 `distribution: ketama`.
    *
-   * Reproduces twemproxy (nutcracker) 0.5 distribution: ketama (conformance/PEERS.md). Spec
+   * Reproduces twemproxy (nutcracker) 0.5 distribution: ketama (`conformance/PEERS.md`). Spec
    * algorithm `twemproxy`: weights honoured; replicas: yes; `routeHash`: no; analysis: sampled.
    */
   class Twemproxy extends Router {
@@ -178,7 +179,7 @@ export function definePresets(Router, forms) {
   /**
    * Guava `Hashing.consistentHash` over buckets in order (equal weights, no replicas).
    *
-   * Reproduces Guava Hashing.consistentHash (conformance/PEERS.md). Spec algorithm `guava`: equal
+   * Reproduces Guava Hashing.consistentHash (`conformance/PEERS.md`). Spec algorithm `guava`: equal
    * weights only; replicas: no; `routeHash`: yes; analysis: expected.
    */
   class Guava extends Router {
@@ -190,7 +191,7 @@ export function definePresets(Router, forms) {
    * Redis Cluster: a key's slot (CRC16 of its `{hash tag}` or the whole key, of 16384) and the
    * master serving it; every node lists its slot ranges.
    *
-   * Reproduces Redis Cluster key slots (and npm cluster-key-slot) (conformance/PEERS.md). Spec
+   * Reproduces Redis Cluster key slots (and npm cluster-key-slot) (`conformance/PEERS.md`). Spec
    * algorithm `redis-cluster`: weights ignored; replicas: no; `routeHash`: no; analysis:
    * slot_share.
    */
@@ -203,7 +204,7 @@ export function definePresets(Router, forms) {
    * pymemcache 4 `RendezvousHash` (`HashClient`'s default hasher) over node names (`host:port`, as
    * `HashClient` names servers).
    *
-   * Reproduces pymemcache 4 RendezvousHash (conformance/PEERS.md). Spec algorithm
+   * Reproduces pymemcache 4 RendezvousHash (`conformance/PEERS.md`). Spec algorithm
    * `pymemcache-rendezvous`: equal weights only; replicas: yes; `routeHash`: no; analysis: sampled.
    */
   class PymemcacheRendezvous extends Router {
@@ -216,8 +217,8 @@ export function definePresets(Router, forms) {
    * order added. The peer ignores weights: unequal ones are refused.
    *
    * Reproduces libmemcached 1.0.18 / 1.1 MODULA (pylibmc's default distribution)
-   * (conformance/PEERS.md). Spec algorithm `libmemcached-modula`: equal weights only; replicas: no;
-   * `routeHash`: no; analysis: sampled.
+   * (`conformance/PEERS.md`). Spec algorithm `libmemcached-modula`: equal weights only; replicas:
+   * no; `routeHash`: no; analysis: sampled.
    */
   class LibmemcachedModula extends Router {
     constructor(nodes, options) {
@@ -228,8 +229,9 @@ export function definePresets(Router, forms) {
    * python-memcached 1.x server selection: `((crc32(key) >> 16) & 0x7fff) % buckets`, each server
    * repeated once per unit of weight, rehashed (up to 10 tries) past dead servers.
    *
-   * Reproduces python-memcached 1.x Client server selection (conformance/PEERS.md). Spec algorithm
-   * `python-memcached`: weights honoured; replicas: no; `routeHash`: no; analysis: sampled.
+   * Reproduces python-memcached 1.x Client server selection (`conformance/PEERS.md`). Spec
+   * algorithm `python-memcached`: weights honoured; replicas: no; `routeHash`: no; analysis:
+   * sampled.
    */
   class PythonMemcached extends Router {
     constructor(nodes, options) {
@@ -239,7 +241,7 @@ export function definePresets(Router, forms) {
   /**
    * `Math.floorMod(key.hashCode(), n)` in Java, over nodes in order (keys as Java strings).
    *
-   * Reproduces Java Math.floorMod(key.hashCode(), n) (conformance/PEERS.md). Spec algorithm
+   * Reproduces Java Math.floorMod(key.hashCode(), n) (`conformance/PEERS.md`). Spec algorithm
    * `java-hashcode`: equal weights only; replicas: no; `routeHash`: no; analysis: sampled.
    */
   class JavaHashCode extends Router {
