@@ -22,6 +22,7 @@ Examples:
   keyroute plan A.json B.json --keys keys.txt > moves.tsv
   keyroute plan A.json B.json --json
   keyroute plan A.json B.json --max-moved 0.3        exit status 1 if it moves over 30% of keys
+  keyroute plan A.json B.json --plot change.svg      draw the shares before and after, and the flows
 
 The moved share and the from → to matrix are exact for rings, Maglev and hash slots (the
 hash space itself is measured, no key is sampled), in closed form for jump, modulo and
@@ -54,6 +55,10 @@ pub struct PlanArgs {
     /// moves more than this share of keys.
     #[arg(long, value_name = "SHARE", conflicts_with = "keys")]
     max_moved: Option<f64>,
+    /// Draw the change as SVG into FILE: each node's share before and after, and the keys
+    /// flowing from each old owner to each new one.
+    #[arg(long, value_name = "FILE", conflicts_with = "keys")]
+    plot: Option<PathBuf>,
 }
 
 /// Largest node count shown as a full from → to matrix.
@@ -76,8 +81,14 @@ pub fn run(args: &PlanArgs) -> Result<()> {
     if let Some(keys) = &args.keys {
         return key_plan(args, &transition, keys);
     }
+    if let Some(plot) = &args.plot {
+        crate::output::refuse_overwriting_input("--plot", plot, &[&args.from, &args.to])?;
+    }
     let d = analysis::diff(&a, &b).map_err(|e| CliError::from_bindings("diff", &e))?;
     let summary = Summary::new(&a, &b, &d, progress);
+    if let Some(path) = &args.plot {
+        crate::plot::plan_svg(&summary.picture(&transition, &d), path)?;
+    }
     let text = if args.json { summary.json(&transition, &d) } else { summary.text(args, &transition, &d) };
     // The finding is settled before the report is written, and its line goes to stderr first,
     // so a reader that stops early (`| head -1`) cannot turn a failed check into status 0.
@@ -165,6 +176,33 @@ impl Summary {
     fn cell(&self, i: usize, j: usize) -> f64 {
         let m = self.matrix[i][j];
         if i == j { m + (1.0 - self.progress) * self.lost[i] } else { self.progress * m }
+    }
+
+    /// What `--plot` draws: the shares before and after, and every from → to share at the
+    /// current progress (what has not moved yet counted as staying).
+    fn picture(&self, t: &Transition, d: &Diff) -> crate::plot::PlanPicture {
+        let mut flows: std::collections::BTreeMap<(usize, usize), f64> = std::collections::BTreeMap::new();
+        for f in &d.flows {
+            let (Some(&i), Some(&j)) = (self.a_index.get(f.from_index as usize), self.b_index.get(f.to_index as usize))
+            else {
+                continue;
+            };
+            if i == j {
+                *flows.entry((i, i)).or_default() += f.share;
+            } else {
+                *flows.entry((i, j)).or_default() += self.progress * f.share;
+                *flows.entry((i, i)).or_default() += (1.0 - self.progress) * f.share;
+            }
+        }
+        let side = |r: &Router| format!("{}, {} nodes", algorithm(r), r.len());
+        crate::plot::PlanPicture {
+            title: format!("{} → {}", side(t.from()), side(t.to())),
+            ids: self.ids.clone(),
+            before: self.before.clone(),
+            after: (0..self.ids.len()).map(|u| self.now(u)).collect(),
+            flows: flows.into_iter().filter(|&(_, s)| s > 0.0).map(|((i, j), s)| (i, j, s)).collect(),
+            moved: self.progress * d.moved,
+        }
     }
 
     fn text(&self, args: &PlanArgs, t: &Transition, d: &Diff) -> String {

@@ -252,6 +252,62 @@ fn balance_is_exact_per_point_count_and_plots() {
     fails_usage(&["balance", "-t", maglev.to_str().unwrap(), "--points", "10"], b"", "invalid_parameter (code 15)");
 }
 
+/// The `<text>` elements of an SVG: (x, text).
+fn svg_texts(svg: &str) -> Vec<(f64, String)> {
+    let doc = roxmltree::Document::parse(svg).expect("the plot is SVG");
+    doc.descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .map(|n| (n.attribute("x").unwrap().parse().unwrap(), n.text().unwrap_or("").trim().to_owned()))
+        .collect()
+}
+
+#[test]
+fn balance_plot_labels_every_one_of_100_nodes_inside_the_picture() {
+    let nodes: Vec<Value> =
+        (0..100).map(|i| serde_json::json!({ "id": format!("memcached-prod-{i:03}.internal:11211") })).collect();
+    let spec = scratch("hundred.json", &serde_json::json!({ "algorithm": "ring", "nodes": nodes }).to_string());
+    let svg = scratch("hundred.svg", "");
+    ok(&["balance", "-t", spec.to_str().unwrap(), "--points", "10,160", "--plot", svg.to_str().unwrap()], b"");
+    let drawn = std::fs::read_to_string(&svg).unwrap();
+    let texts = svg_texts(&drawn);
+    for i in 0..100 {
+        // Ids past 28 characters end in an ellipsis; the number that tells nodes apart stays.
+        let shown = format!("memcached-prod-{i:03}.intern");
+        let (x, _) = texts.iter().find(|(_, t)| t.starts_with(&shown)).unwrap_or_else(|| panic!("{shown} is labelled"));
+        assert!(*x > 0.0, "{shown} starts inside the picture, at x = {x}");
+    }
+    assert!(texts.iter().any(|(_, t)| t == "node"), "every node is labelled, so the axis says no more");
+}
+
+#[test]
+fn plan_plot_draws_shares_and_flows() {
+    let svg = scratch("plan.svg", "");
+    ok(&["plan", THREE, FOUR, "--plot", svg.to_str().unwrap()], b"");
+    let drawn = std::fs::read_to_string(&svg).unwrap();
+    let texts: Vec<String> = svg_texts(&drawn).into_iter().map(|(_, t)| t).collect();
+    let (a, b) = (router(THREE), router(FOUR));
+    let d = keyroute_bindings::analysis::diff(&a, &b).unwrap();
+    let moved = format!("{:.1}% of keys move", d.moved * 100.0);
+    assert!(texts.iter().any(|t| t.contains(&moved)), "{moved} in {texts:?}");
+    for id in ["cache-a", "cache-b", "cache-c", "cache-d"] {
+        assert!(texts.iter().any(|t| t == id), "{id} under its bars");
+        assert!(texts.iter().any(|t| t.starts_with(&format!("{id} "))), "{id} beside its flow block");
+    }
+    assert!(!texts.iter().any(|t| t.starts_with("cache-d 0")), "cache-d has nothing before, so no block on the left");
+    // One band per from → to pair with keys: three stay, three move to the new node.
+    let pairs = d.flows.iter().filter(|f| f.share > 0.0).count();
+    assert_eq!(drawn.matches("<polygon").count(), pairs, "{pairs} bands");
+    // At progress 0.3, every old owner keeps part of what it will lose: still six bands, and
+    // the new node's share is 0.3 of its final one.
+    ok(&["plan", THREE, FOUR, "--progress", "0.3", "--plot", svg.to_str().unwrap()], b"");
+    let texts: Vec<String> = svg_texts(&std::fs::read_to_string(&svg).unwrap()).into_iter().map(|(_, t)| t).collect();
+    let gained: f64 = d.flows.iter().filter(|f| f.to == "cache-d").map(|f| f.share).sum();
+    let want = format!("cache-d {:.1}%", 0.3 * gained * 100.0);
+    assert!(texts.iter().any(|t| t == &want), "{want} in {texts:?}");
+    fails_usage(&["plan", THREE, FOUR, "--plot", THREE], b"", "invalid_argument");
+    fails_usage(&["plan", THREE, FOUR, "--plot", svg.to_str().unwrap(), "--keys", "-"], b"", "invalid_argument");
+}
+
 #[test]
 fn simulate_weighs_every_key() {
     let json: Value =
