@@ -53,7 +53,8 @@ impl Router {
                 })?;
             }
             let keys = slices.get(..chunk.len()).unwrap_or_default();
-            self.route_batch(keys, chunk).map_err(|e| match e.key_index() {
+            let routed: Result<()> = self.core().route_slices(keys, chunk).map_err(Error::from);
+            routed.map_err(|e| match e.key_index() {
                 Some(k) => Error::new(e.code(), e.message()).at_key(first + k),
                 None => e,
             })?;

@@ -63,6 +63,20 @@ impl Router {
         route_each(keys, out, |k| self.route(k))
     }
 
+    /// [`Router::route_batch`] for keys given as byte slices, the form every surface's packed
+    /// batch has.
+    ///
+    /// Not generic, and never inlined, so its code is made here, at this crate's optimisation
+    /// level: the WebAssembly build optimises the core for speed and everything else for size,
+    /// and a generic batch would be made (and sized) in the calling crate instead.
+    ///
+    /// # Errors
+    /// As [`Router::route_batch`].
+    #[inline(never)]
+    pub fn route_slices(&self, keys: &[&[u8]], out: &mut [u32]) -> Result<(), BatchError> {
+        self.route_batch(keys, out)
+    }
+
     /// Fills `out` with `out.len()` distinct nodes for `key` in preference order, spread over
     /// distinct zones first when nodes carry zones.
     ///
