@@ -1,0 +1,361 @@
+//! A memcached client for the meta protocol (memcached 1.6), written for what audit and
+//! migrate need and nothing else:
+//!
+//! - `lru_crawler metadump all`: every key, URI-encoded (`%XX` for bytes outside the safe
+//!   set), with its absolute expiry and size, one `key=… exp=… … size=…` line each, then `END`.
+//!   memcached refuses it behind other pipelined commands, so it is sent alone.
+//! - `mg <key> v t f c`: the value (`VA <len> t<ttl> f<flags> c<cas>`), the remaining TTL in
+//!   seconds (`t-1`: never expires), the client flags and the CAS value; `EN` when absent.
+//! - `ms <key> <len> T<ttl> F<flags> ME`: add (mode `E`): `HD` when stored, `NS` when the key
+//!   exists, which is never overwritten.
+//! - `md <key> C<cas>`: delete only if the CAS value still matches (`HD`; `EX` or `NF` else).
+//!
+//! A key that is not printable ASCII without spaces (a binary key) travels base64-encoded
+//! with the `b` flag, which memcached decodes: the server stores the same bytes.
+//!
+//! memcached reads a TTL above 30 days as an absolute Unix time, so such a TTL is sent as
+//! now + TTL (`ms … T0` would mean "never expires", which a copy must never turn a TTL into).
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use keyroute_bindings::Result;
+
+use crate::addr::NodeAddr;
+use crate::cache::{Added, Cache, Conn, Item, Listed, number, signed};
+
+/// Requests per pipelined round: their replies may be large (values), the requests are small.
+const ROUND: usize = 128;
+
+/// memcached's limit on a relative TTL; larger values are absolute Unix times.
+const RELATIVE_TTL_MAX: u64 = 30 * 24 * 3600;
+
+/// One connection to a memcached server.
+pub struct Memcached {
+    conn: Conn,
+}
+
+impl Memcached {
+    /// Connects to the node at `addr`.
+    ///
+    /// # Errors
+    /// `io` naming the node.
+    pub fn connect(addr: &NodeAddr) -> Result<Self> {
+        Ok(Self { conn: Conn::open(addr)? })
+    }
+
+    /// Stores `value` under `key` (overwriting), with a TTL in seconds (0: never expires) and
+    /// flags: a client's plain write, for loading test data and for replays.
+    ///
+    /// # Errors
+    /// `io` naming the node.
+    pub fn set(&mut self, key: &[u8], value: &[u8], ttl_s: u64, flags: u32) -> Result<()> {
+        self.set_many(&[(key, value)], ttl_s, flags)
+    }
+
+    /// [`Memcached::set`] for many keys, pipelined.
+    ///
+    /// # Errors
+    /// `io` naming the node.
+    pub fn set_many(&mut self, items: &[(&[u8], &[u8])], ttl_s: u64, flags: u32) -> Result<()> {
+        for round in items.chunks(ROUND) {
+            for &(key, value) in round {
+                self.store_command(key, value, Some(ttl_s), flags, "")?;
+            }
+            self.conn.flush()?;
+            for _ in round {
+                self.expect_stored()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A client's plain read: the value, or `None` on a miss.
+    ///
+    /// # Errors
+    /// `io` naming the node.
+    pub fn get(&mut self, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        Ok(self.fetch(&[key])?.into_iter().next().flatten().map(|item| item.value))
+    }
+
+    /// Writes `ms <key> <len> [b] T<ttl> F<flags> <mode>` and the data.
+    fn store_command(&mut self, key: &[u8], value: &[u8], ttl_s: Option<u64>, flags: u32, mode: &str) -> Result<()> {
+        let ttl = match ttl_s {
+            None | Some(0) => 0,
+            Some(t) if t > RELATIVE_TTL_MAX => unix_now().saturating_add(t),
+            Some(t) => t,
+        };
+        self.key_command("ms", key)?;
+        let line = format!(" {} T{ttl} F{flags}{}{mode}\r\n", value.len(), if mode.is_empty() { "" } else { " " });
+        self.conn.write(line.as_bytes())?;
+        self.conn.write(value)?;
+        self.conn.write(b"\r\n")
+    }
+
+    /// Writes `<verb> <key>`, and ` b` when the key travels base64-encoded.
+    fn key_command(&mut self, verb: &str, key: &[u8]) -> Result<()> {
+        self.conn.write(verb.as_bytes())?;
+        self.conn.write(b" ")?;
+        if plain_key(key) {
+            self.conn.write(key)
+        } else {
+            self.conn.write(base64(key).as_bytes())?;
+            self.conn.write(b" b")
+        }
+    }
+
+    fn expect_stored(&mut self) -> Result<Added> {
+        let line = self.conn.read_line()?;
+        match line {
+            b"HD" => Ok(Added::Stored),
+            b"NS" => Ok(Added::Exists),
+            other => {
+                let text = String::from_utf8_lossy(other).into_owned();
+                Err(self.conn.error(format_args!("ms refused: {text}")))
+            }
+        }
+    }
+
+    fn unexpected(&self, verb: &str, line: &[u8]) -> keyroute_bindings::Error {
+        self.conn.error(format_args!("unexpected reply to {verb}: {}", String::from_utf8_lossy(line)))
+    }
+}
+
+impl Cache for Memcached {
+    fn list(&mut self, _sizes: bool) -> Result<Vec<Listed>> {
+        let mut keys = Vec::new();
+        for attempt in 0.. {
+            self.conn.write(b"lru_crawler metadump all\r\n")?;
+            self.conn.flush()?;
+            let first = self.conn.read_line()?;
+            // Another crawl is running (another audit): wait for it, up to 10 s.
+            if first.starts_with(b"BUSY") && attempt < 100 {
+                std::thread::sleep(std::time::Duration::from_millis(100));
+                continue;
+            }
+            let mut line = first.to_vec();
+            loop {
+                if line == b"END" {
+                    return Ok(keys);
+                }
+                let listed = metadump_line(&line).ok_or_else(|| self.unexpected("lru_crawler metadump", &line))?;
+                keys.push(listed);
+                line = self.conn.read_line()?.to_vec();
+            }
+        }
+        Ok(keys)
+    }
+
+    fn fetch(&mut self, keys: &[&[u8]]) -> Result<Vec<Option<Item>>> {
+        let mut out = Vec::with_capacity(keys.len());
+        for round in keys.chunks(ROUND) {
+            for &key in round {
+                self.key_command("mg", key)?;
+                self.conn.write(b" v t f c\r\n")?;
+            }
+            self.conn.flush()?;
+            for _ in round {
+                let line = self.conn.read_line()?.to_vec();
+                if line == b"EN" {
+                    out.push(None);
+                    continue;
+                }
+                let header = value_header(&line).ok_or_else(|| self.unexpected("mg", &line))?;
+                let value = self.conn.read_data(header.len)?;
+                out.push(match header.ttl_s {
+                    0 => None,
+                    t => Some(Item {
+                        value,
+                        ttl_ms: u64::try_from(t).ok().map(|s| s.saturating_mul(1000)),
+                        flags: header.flags,
+                        cas: header.cas,
+                    }),
+                });
+            }
+        }
+        Ok(out)
+    }
+
+    fn add(&mut self, items: &[(&[u8], &Item)]) -> Result<Vec<Added>> {
+        let mut out = Vec::with_capacity(items.len());
+        for round in items.chunks(ROUND) {
+            for &(key, item) in round {
+                // Whole seconds, rounded up: the copy never outlives the original by a second.
+                let ttl = item.ttl_ms.map(|ms| ms.div_ceil(1000).max(1));
+                self.store_command(key, &item.value, ttl, item.flags, "ME")?;
+            }
+            self.conn.flush()?;
+            for _ in round {
+                out.push(self.expect_stored()?);
+            }
+        }
+        Ok(out)
+    }
+
+    fn exists(&mut self, keys: &[&[u8]]) -> Result<Vec<bool>> {
+        let mut out = Vec::with_capacity(keys.len());
+        for round in keys.chunks(ROUND) {
+            for &key in round {
+                self.key_command("mg", key)?;
+                self.conn.write(b"\r\n")?;
+            }
+            self.conn.flush()?;
+            for _ in round {
+                match self.conn.read_line()? {
+                    b"HD" => out.push(true),
+                    b"EN" => out.push(false),
+                    other => {
+                        let other = other.to_vec();
+                        return Err(self.unexpected("mg", &other));
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn delete(&mut self, items: &[(&[u8], &Item)]) -> Result<Vec<bool>> {
+        let mut out = Vec::with_capacity(items.len());
+        for round in items.chunks(ROUND) {
+            for &(key, item) in round {
+                self.key_command("md", key)?;
+                self.conn.write(format!(" C{}\r\n", item.cas).as_bytes())?;
+            }
+            self.conn.flush()?;
+            for _ in round {
+                match self.conn.read_line()? {
+                    b"HD" => out.push(true),
+                    b"EX" | b"NF" => out.push(false),
+                    other => {
+                        let other = other.to_vec();
+                        return Err(self.unexpected("md", &other));
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Sends a key as it is when memcached's text protocol can carry it: 1 to 250 bytes of
+/// printable ASCII, no space.
+fn plain_key(key: &[u8]) -> bool {
+    !key.is_empty() && key.len() <= 250 && key.iter().all(|&b| b.is_ascii_graphic())
+}
+
+/// Standard base64 with padding (RFC 4648, section 4), as memcached's `b` flag reads it.
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let sextet = |n: u32, shift: u32| char::from(ALPHABET.get(((n >> shift) & 63) as usize).copied().unwrap_or(b'='));
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = |i: usize| u32::from(chunk.get(i).copied().unwrap_or(0));
+        let n = (b(0) << 16) | (b(1) << 8) | b(2);
+        out.push(sextet(n, 18));
+        out.push(sextet(n, 12));
+        out.push(if chunk.len() > 1 { sextet(n, 6) } else { '=' });
+        out.push(if chunk.len() > 2 { sextet(n, 0) } else { '=' });
+    }
+    out
+}
+
+/// `VA <len> t<ttl> f<flags> c<cas>`, read.
+struct ValueHeader {
+    len: u64,
+    ttl_s: i64,
+    flags: u32,
+    cas: u64,
+}
+
+fn value_header(line: &[u8]) -> Option<ValueHeader> {
+    let mut words = line.split(|&b| b == b' ');
+    if words.next()? != b"VA" {
+        return None;
+    }
+    let mut header = ValueHeader { len: number(words.next()?)?, ttl_s: -1, flags: 0, cas: 0 };
+    for word in words {
+        let (flag, rest) = word.split_first()?;
+        match flag {
+            b't' => header.ttl_s = signed(rest)?,
+            b'f' => header.flags = u32::try_from(number(rest)?).ok()?,
+            b'c' => header.cas = number(rest)?,
+            _ => {}
+        }
+    }
+    Some(header)
+}
+
+/// One `key=<uri-encoded> exp=… … size=…` line of a metadump.
+fn metadump_line(line: &[u8]) -> Option<Listed> {
+    let mut key = None;
+    let mut size = 0;
+    for word in line.split(|&b| b == b' ') {
+        if let Some(encoded) = word.strip_prefix(b"key=") {
+            key = Some(uri_decode(encoded)?);
+        } else if let Some(n) = word.strip_prefix(b"size=") {
+            size = number(n)?;
+        }
+    }
+    Some(Listed { key: key?, size })
+}
+
+/// `%XX` escapes back to bytes; anything else as it is.
+fn uri_decode(text: &[u8]) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(text.len());
+    let mut rest = text;
+    while let Some((&b, tail)) = rest.split_first() {
+        if b == b'%' {
+            let hex = tail.get(..2)?;
+            out.push(u8::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()?);
+            rest = tail.get(2..)?;
+        } else {
+            out.push(b);
+            rest = tail;
+        }
+    }
+    Some(out)
+}
+
+fn unix_now() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_matches_rfc_4648() {
+        let cases =
+            [("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foob", "Zm9vYg=="), ("fooba", "Zm9vYmE=")];
+        for (plain, encoded) in cases {
+            assert_eq!(base64(plain.as_bytes()), encoded);
+        }
+        assert_eq!(base64(&[0, 1]), "AAE=");
+        assert_eq!(base64(&[0xff, 0xfe, 0xfd]), "//79");
+    }
+
+    #[test]
+    fn metadump_lines_are_read() {
+        let l = metadump_line(b"key=a%2520b%00 exp=-1 la=1 cas=2 fetch=no cls=1 size=65").unwrap();
+        assert_eq!((l.key.as_slice(), l.size), (&b"a%20b\0"[..], 65));
+        assert!(metadump_line(b"key=%0 size=1").is_none());
+        assert!(metadump_line(b"ERROR").is_none());
+    }
+
+    #[test]
+    fn value_headers_are_read() {
+        let h = value_header(b"VA 2 t100 f5 c1").unwrap();
+        assert_eq!((h.len, h.ttl_s, h.flags, h.cas), (2, 100, 5, 1));
+        assert_eq!(value_header(b"VA 0 t-1").unwrap().ttl_s, -1);
+        assert!(value_header(b"EN").is_none());
+        assert!(value_header(b"VA x").is_none());
+    }
+
+    #[test]
+    fn only_printable_keys_travel_plain() {
+        assert!(plain_key(b"user:42"));
+        for key in [&b""[..], b"a b", b"\x00", b"caf\xc3\xa9", &[b'k'; 251]] {
+            assert!(!plain_key(key));
+        }
+    }
+}
