@@ -13,12 +13,14 @@
 #![allow(clippy::indexing_slicing)]
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
+mod audit;
 mod balance;
 mod conformance;
 mod demo;
 mod generate;
 mod input;
 mod load;
+mod migrate;
 mod output;
 mod plan;
 mod plot;
@@ -87,6 +89,10 @@ enum Command {
     Balance(balance::BalanceArgs),
     /// The share of cache hits a change keeps, for a key popularity, with and without dual reads.
     Simulate(simulate::SimulateArgs),
+    /// Which keys the servers hold where the spec would not put them (memcached, Redis).
+    Audit(audit::AuditArgs),
+    /// Copy the keys whose owner changes to their new owner, before the traffic moves.
+    Migrate(migrate::MigrateArgs),
     /// Run the conformance corpus through keyroute, or through another router (--exec).
     Conformance(conformance::ConformanceArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
@@ -119,6 +125,8 @@ fn main() -> ExitCode {
         Command::Plan(a) => plan::run(a),
         Command::Balance(a) => balance::run(a),
         Command::Simulate(a) => simulate::run(a),
+        Command::Audit(a) => audit::run(a),
+        Command::Migrate(a) => migrate::run(a),
         Command::Conformance(a) => conformance::run(a),
         Command::Completions(a) => generate::completions::<Cli>(a),
         Command::Man(a) => generate::man::<Cli>(a),

@@ -73,13 +73,37 @@ fn split_host_port(address: &str) -> std::result::Result<(String, u16), String> 
 /// `invalid_argument` for an override naming no node of the spec; `invalid_spec` for a node
 /// with no address by any of the three rules (the message names the node and the rules).
 pub fn addresses(spec: &Spec, overrides: &[NodeAddr], default_port: u16) -> Result<Vec<NodeAddr>> {
-    if let Some(stray) = overrides.iter().find(|o| !spec.nodes.iter().any(|n| n.id == o.id)) {
+    union(&[spec], overrides, default_port)
+}
+
+/// The addresses of the nodes of several specs (a change's two ends), each id once, in the
+/// order first seen, by [`addresses`]' rules. A node in two specs must have the same address
+/// in both.
+///
+/// # Errors
+/// As [`addresses`]; `invalid_spec` when one id has two addresses.
+pub fn union(specs: &[&Spec], overrides: &[NodeAddr], default_port: u16) -> Result<Vec<NodeAddr>> {
+    if let Some(stray) = overrides.iter().find(|o| !specs.iter().any(|s| s.nodes.iter().any(|n| n.id == o.id))) {
         return Err(Error::new(
             ErrorCode::InvalidArgument,
-            format!("--addr {}={}: the spec has no node {:?}", stray.id, stray.socket_text(), stray.id),
+            format!("--addr {}={}: no spec has a node {:?}", stray.id, stray.socket_text(), stray.id),
         ));
     }
-    spec.nodes.iter().map(|node| address(node, overrides, default_port)).collect()
+    let mut all: Vec<NodeAddr> = Vec::new();
+    for node in specs.iter().flat_map(|s| &s.nodes) {
+        let a = address(node, overrides, default_port)?;
+        match all.iter().find(|b| b.id == a.id) {
+            Some(b) if *b != a => {
+                return Err(Error::new(
+                    ErrorCode::InvalidSpec,
+                    format!("node {:?} is at {} in one spec and {} in another", a.id, b.socket_text(), a.socket_text()),
+                ));
+            }
+            Some(_) => {}
+            None => all.push(a),
+        }
+    }
+    Ok(all)
 }
 
 fn address(node: &NodeSpec, overrides: &[NodeAddr], default_port: u16) -> Result<NodeAddr> {
@@ -99,35 +123,6 @@ fn address(node: &NodeSpec, overrides: &[NodeAddr], default_port: u16) -> Result
             ),
         )
     })
-}
-
-/// The addresses of the nodes of several specs (a change's two ends), each id once, in the
-/// order first seen. A node in two specs must have the same address in both.
-///
-/// # Errors
-/// As [`addresses`] for each spec; `invalid_spec` when one id has two addresses.
-pub fn union(specs: &[&Spec], overrides: &[NodeAddr], default_port: u16) -> Result<Vec<NodeAddr>> {
-    let mut all: Vec<NodeAddr> = Vec::new();
-    for spec in specs {
-        for a in addresses(spec, overrides, default_port)? {
-            match all.iter().find(|b| b.id == a.id) {
-                Some(b) if *b != a => {
-                    return Err(Error::new(
-                        ErrorCode::InvalidSpec,
-                        format!(
-                            "node {:?} is at {} in one spec and {} in another",
-                            a.id,
-                            b.socket_text(),
-                            a.socket_text()
-                        ),
-                    ));
-                }
-                Some(_) => {}
-                None => all.push(a),
-            }
-        }
-    }
-    Ok(all)
 }
 
 #[cfg(test)]

@@ -1,9 +1,12 @@
 //! A memcached client for the meta protocol (memcached 1.6), written for what audit and
 //! migrate need and nothing else:
 //!
-//! - `lru_crawler metadump all`: every key, URI-encoded (`%XX` for bytes outside the safe
-//!   set), with its absolute expiry and size, one `key=… exp=… … size=…` line each, then `END`.
-//!   memcached refuses it behind other pipelined commands, so it is sent alone.
+//! - `lru_crawler metadump hash`: every key, URI-encoded (`%XX` for bytes outside the safe
+//!   set), with its absolute expiry and size, one `key=… exp=… … size=…` line each, then `END`;
+//!   expired items are left out. memcached refuses it behind other pipelined commands, so it is
+//!   sent alone. `hash` walks the hash table; `all` walks the LRUs and skips every item whose
+//!   LRU bump is still queued (an item read in the last second or so, the keys a migration
+//!   most wants), so `all` is used only where `hash` is unknown, twice (see `list`).
 //! - `mg <key> v t f c`: the value (`VA <len> t<ttl> f<flags> c<cas>`), the remaining TTL in
 //!   seconds (`t-1`: never expires), the client flags and the CAS value; `EN` when absent.
 //! - `ms <key> <len> T<ttl> F<flags> ME`: add (mode `E`): `HD` when stored, `NS` when the key
@@ -84,22 +87,24 @@ impl Memcached {
             Some(t) if t > RELATIVE_TTL_MAX => unix_now().saturating_add(t),
             Some(t) => t,
         };
-        self.key_command("ms", key)?;
-        let line = format!(" {} T{ttl} F{flags}{}{mode}\r\n", value.len(), if mode.is_empty() { "" } else { " " });
+        let b = self.key_command("ms", key)?;
+        let line = format!(" {} T{ttl} F{flags}{b}{}{mode}\r\n", value.len(), if mode.is_empty() { "" } else { " " });
         self.conn.write(line.as_bytes())?;
         self.conn.write(value)?;
         self.conn.write(b"\r\n")
     }
 
-    /// Writes `<verb> <key>`, and ` b` when the key travels base64-encoded.
-    fn key_command(&mut self, verb: &str, key: &[u8]) -> Result<()> {
+    /// Writes `<verb> <key>`; returns the flag to add to the command (` b` when the key
+    /// travels base64-encoded, else nothing).
+    fn key_command(&mut self, verb: &str, key: &[u8]) -> Result<&'static str> {
         self.conn.write(verb.as_bytes())?;
         self.conn.write(b" ")?;
         if plain_key(key) {
-            self.conn.write(key)
+            self.conn.write(key)?;
+            Ok("")
         } else {
             self.conn.write(base64(key).as_bytes())?;
-            self.conn.write(b" b")
+            Ok(" b")
         }
     }
 
@@ -115,16 +120,11 @@ impl Memcached {
         }
     }
 
-    fn unexpected(&self, verb: &str, line: &[u8]) -> keyroute_bindings::Error {
-        self.conn.error(format_args!("unexpected reply to {verb}: {}", String::from_utf8_lossy(line)))
-    }
-}
-
-impl Cache for Memcached {
-    fn list(&mut self, _sizes: bool) -> Result<Vec<Listed>> {
+    /// `lru_crawler metadump MODE`; `None` when the server does not know the mode.
+    fn metadump(&mut self, mode: &str) -> Result<Option<Vec<Listed>>> {
         let mut keys = Vec::new();
         for attempt in 0.. {
-            self.conn.write(b"lru_crawler metadump all\r\n")?;
+            self.conn.write(format!("lru_crawler metadump {mode}\r\n").as_bytes())?;
             self.conn.flush()?;
             let first = self.conn.read_line()?;
             // Another crawl is running (another audit): wait for it, up to 10 s.
@@ -132,16 +132,41 @@ impl Cache for Memcached {
                 std::thread::sleep(std::time::Duration::from_millis(100));
                 continue;
             }
+            if first.starts_with(b"CLIENT_ERROR") || first == b"ERROR" {
+                return Ok(None);
+            }
             let mut line = first.to_vec();
             loop {
                 if line == b"END" {
-                    return Ok(keys);
+                    return Ok(Some(keys));
                 }
                 let listed = metadump_line(&line).ok_or_else(|| self.unexpected("lru_crawler metadump", &line))?;
                 keys.push(listed);
                 line = self.conn.read_line()?.to_vec();
             }
         }
+        Ok(Some(keys))
+    }
+
+    fn unexpected(&self, verb: &str, line: &[u8]) -> keyroute_bindings::Error {
+        self.conn.error(format_args!("unexpected reply to {verb}: {}", String::from_utf8_lossy(line)))
+    }
+}
+
+impl Cache for Memcached {
+    fn list(&mut self, _sizes: bool) -> Result<Vec<Listed>> {
+        if let Some(keys) = self.metadump("hash")? {
+            return Ok(keys);
+        }
+        // Before `hash` (memcached 1.6.x before 1.6.18): two passes over the LRUs, more than
+        // the LRU maintainer's longest sleep (1 s) apart, so an item a pending bump hid from
+        // one pass is in the other (memcached bumps an item at most once a minute).
+        let first = self.metadump("all")?.unwrap_or_default();
+        std::thread::sleep(std::time::Duration::from_millis(1100));
+        let second = self.metadump("all")?.unwrap_or_default();
+        let mut seen: std::collections::HashSet<Vec<u8>> = first.iter().map(|l| l.key.clone()).collect();
+        let mut keys = first;
+        keys.extend(second.into_iter().filter(|l| seen.insert(l.key.clone())));
         Ok(keys)
     }
 
@@ -149,8 +174,8 @@ impl Cache for Memcached {
         let mut out = Vec::with_capacity(keys.len());
         for round in keys.chunks(ROUND) {
             for &key in round {
-                self.key_command("mg", key)?;
-                self.conn.write(b" v t f c\r\n")?;
+                let b = self.key_command("mg", key)?;
+                self.conn.write(format!("{b} v t f c\r\n").as_bytes())?;
             }
             self.conn.flush()?;
             for _ in round {
@@ -195,8 +220,8 @@ impl Cache for Memcached {
         let mut out = Vec::with_capacity(keys.len());
         for round in keys.chunks(ROUND) {
             for &key in round {
-                self.key_command("mg", key)?;
-                self.conn.write(b"\r\n")?;
+                let b = self.key_command("mg", key)?;
+                self.conn.write(format!("{b}\r\n").as_bytes())?;
             }
             self.conn.flush()?;
             for _ in round {
@@ -217,8 +242,8 @@ impl Cache for Memcached {
         let mut out = Vec::with_capacity(items.len());
         for round in items.chunks(ROUND) {
             for &(key, item) in round {
-                self.key_command("md", key)?;
-                self.conn.write(format!(" C{}\r\n", item.cas).as_bytes())?;
+                let b = self.key_command("md", key)?;
+                self.conn.write(format!("{b} C{}\r\n", item.cas).as_bytes())?;
             }
             self.conn.flush()?;
             for _ in round {
