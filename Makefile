@@ -39,7 +39,8 @@ codegen: ## Regenerate every file generated from the registry and the error tabl
 codegen-check: ## Fail when a generated file is stale.
 	$(CARGO) xtask codegen --check
 
-test-rust: ## Every Rust test, doc test and the Rust conformance runner.
+test-rust: ## Every Rust test, doc test and the Rust conformance runner (and audit/migrate on real memcached and Redis).
+	scripts/fleet-servers.sh
 	$(CARGO) test --workspace --locked
 
 nostd: ## The core builds for a target with no std at all (wasm32 has std).

@@ -87,3 +87,14 @@ pub fn spec(algorithm: &str, servers: &[&Server]) -> String {
     let nodes: Vec<String> = servers.iter().map(|s| format!("{{\"id\": \"{}\"}}", s.id())).collect();
     format!("{{\"algorithm\": \"{algorithm}\", \"nodes\": [{}]}}", nodes.join(", "))
 }
+
+/// A spec naming `servers` `cache-a`, `cache-b`, … with their host and port: the same ids, so
+/// the same placement, whatever ports the servers got.
+pub fn named_spec(algorithm: &str, servers: &[&Server]) -> String {
+    let nodes: Vec<String> = servers
+        .iter()
+        .zip(b'a'..)
+        .map(|(s, c)| format!("{{\"id\": \"cache-{}\", \"host\": \"127.0.0.1\", \"port\": {}}}", char::from(c), s.port))
+        .collect();
+    format!("{{\"algorithm\": \"{algorithm}\", \"nodes\": [{}]}}", nodes.join(", "))
+}
