@@ -67,21 +67,6 @@ impl Client {
     }
 }
 
-/// Where reads go: a router, or a transition at some progress.
-enum View {
-    Router(Router),
-    Transition(Transition),
-}
-
-impl View {
-    fn owner(&self, key: &[u8]) -> String {
-        match self {
-            Self::Router(r) => r.route_id(key).unwrap().to_owned(),
-            Self::Transition(t) => t.route_id(key).unwrap().to_owned(),
-        }
-    }
-}
-
 struct Scenario {
     name: &'static str,
     from: &'static str,
@@ -142,7 +127,7 @@ impl Replay {
     fn run(&self, scenario: &Scenario) -> Outcome {
         let servers: Vec<Server> = (0..4).map(|_| Server::start(self.backend)).collect();
         let refs: Vec<&Server> = servers.iter().collect();
-        let (ja, jb) = (named_spec(scenario.from, &refs[..3]), named_spec("ring", &refs));
+        let (ja, jb) = (named_spec(scenario.from, &refs[..3]), named_spec(scenario.from, &refs));
         let (a, b) = (Router::from_json(&ja).unwrap(), Router::from_json(&jb).unwrap());
         let slug = scenario.name.split(',').next().unwrap_or("x").replace(' ', "-");
         let (pa, pb) =
@@ -180,7 +165,8 @@ impl Replay {
             client.set_many(&mine);
         }
         let (before, after) = self.ranks.split_at(self.reads);
-        let view_a = View::Router(a.clone());
+        // Reads route through the transition A → B: progress 0 is A exactly, 1 is B exactly.
+        let view_a = Transition::new(a.clone(), b.clone(), 0.0).unwrap();
         let mut seen = vec![false; self.keys];
         let hit_before =
             read(&mut clients, &view_a, before, &values, self.window(), &mut seen).hits as f64 / before.len() as f64;
@@ -206,11 +192,7 @@ impl Replay {
                 bytes += r["bytes_copied"].as_u64().unwrap();
                 moved += r["copied"].as_u64().unwrap();
             }
-            let view = if scenario.steps == 1 {
-                View::Router(b.clone())
-            } else {
-                View::Transition(Transition::new(a.clone(), b.clone(), p1).unwrap())
-            };
+            let view = Transition::new(a.clone(), b.clone(), p1).unwrap();
             let reads = after.get(step * per_step..(step + 1) * per_step).unwrap();
             let r = read(&mut clients, &view, reads, &values, self.window(), &mut seen);
             misses += reads.len() as u64 - r.hits;
@@ -260,7 +242,7 @@ struct Reads {
 /// database read). `seen` marks the keys read since the switch.
 fn read(
     clients: &mut [(String, Client)],
-    view: &View,
+    view: &Transition,
     ranks: &[usize],
     values: &[Vec<u8>],
     window: usize,
@@ -270,7 +252,7 @@ fn read(
     let mut in_window = 0u64;
     for (i, &rank) in ranks.iter().enumerate() {
         let key = Replay::key(rank);
-        let owner = view.owner(&key);
+        let owner = view.route_id(&key).unwrap().to_owned();
         let client = &mut clients.iter_mut().find(|(id, _)| *id == owner).unwrap().1;
         let hit = client.get(&key);
         if !seen[rank] {
