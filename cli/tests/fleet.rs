@@ -369,6 +369,13 @@ fn redis_migration_keeps_ttls_and_never_overwrites() {
     on_b.command(&[b"SET", &client, b"client value"]).unwrap();
     std::thread::sleep(Duration::from_millis(400));
 
+    let dry = keyroute(&["migrate", s(&fleet.a_path), s(&fleet.b_path), "--backend", "redis", "--dry-run", "--json"]);
+    let d = json_of(&dry);
+    // Sizes from MEMORY USAGE: more than the values themselves.
+    let values: usize = moved.iter().map(|k| value_of(k).len()).sum();
+    assert!(d["listed_bytes"].as_u64().unwrap() > values as u64, "{d}");
+    assert_eq!((d["moved"].as_u64(), d["copied"].as_u64()), (Some(moved.len() as u64), Some(0)));
+
     let out = keyroute(&["migrate", s(&fleet.a_path), s(&fleet.b_path), "--backend", "redis", "--json"]);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let r = json_of(&out);
