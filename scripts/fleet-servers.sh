@@ -4,5 +4,6 @@
 # hash`) and redis-server, installed only when missing. The tests start their own processes on
 # free ports; a service the package starts on its default port is not used.
 set -euo pipefail
+# shellcheck source=scripts/lib.sh
 source "$(dirname "$0")/lib.sh"
 apt_install memcached redis-server
