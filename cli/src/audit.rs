@@ -169,7 +169,17 @@ fn audit_text(audit: &Audit) -> String {
         thousands(audit.misplaced())
     );
     for n in audit.nodes.iter().filter(|n| !n.samples.is_empty()) {
-        let _ = writeln!(out, "\nmisplaced on {} (first {}):", n.addr.id, n.samples.len());
+        let shown = if n.samples.len() as u64 == n.misplaced {
+            String::new()
+        } else {
+            format!(", the first {}", n.samples.len())
+        };
+        let _ = writeln!(
+            out,
+            "\nmisplaced on {} ({} keys{shown}): key → its owner by the spec",
+            n.addr.id,
+            thousands(n.misplaced)
+        );
         for s in &n.samples {
             let _ =
                 writeln!(out, "  {}  → {}", audit::key_text(&s.key), s.owner.as_deref().unwrap_or("(cannot route)"));
