@@ -207,7 +207,8 @@ fn memcached_migration_copies_exactly_the_moved_keys() {
         let wrong = fleet.servers.iter().take(3).map(Server::id).find(|id| *id != fleet.a_owner(k)).unwrap();
         fleet.mc(&wrong).set(k, b"stray", 3600, 0).unwrap();
     }
-    std::thread::sleep(Duration::from_millis(2100));
+    // memcached's clock ticks once a second: a 1 s TTL ends within 2 s of the write.
+    std::thread::sleep(Duration::from_millis(2500));
 
     let dry = keyroute(&["migrate", s(&fleet.a_path), s(&fleet.b_path), "--dry-run", "--json"]);
     assert_eq!(dry.status.code(), Some(0), "{}", String::from_utf8_lossy(&dry.stderr));
@@ -415,13 +416,14 @@ fn expiring_mid_run(backend: Backend, write: impl Fn(&Fleet, &[u8], u64)) {
     let moved = fleet.moved(&ks);
     let (short, long) = moved.split_at(moved.len() / 2);
     for k in &ks {
-        write(&fleet, k, if short.contains(k) { 1 } else { 3600 });
+        write(&fleet, k, if short.contains(k) { 3 } else { 3600 });
     }
     let addrs: Vec<_> = fleet.servers.iter().map(Server::addr).collect();
     let inventory = Inventory::list(backend, &addrs[..2], false).unwrap();
     let plan = MovePlan::new(&inventory, &fleet.a, &fleet.b, &addrs).unwrap();
     assert_eq!(plan.moved(), moved.len() as u64);
-    std::thread::sleep(Duration::from_millis(2100));
+    // memcached's clock ticks once a second: a 3 s TTL ends within 4 s of the write.
+    std::thread::sleep(Duration::from_millis(4100));
     let report = migrate::run(backend, &addrs, &plan, &Options::default(), &|_| {}).unwrap();
     assert_eq!((report.expired, report.copied), (short.len() as u64, long.len() as u64));
     for k in short {
