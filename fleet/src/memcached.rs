@@ -26,8 +26,10 @@ use keyroute_bindings::Result;
 use crate::addr::NodeAddr;
 use crate::cache::{Added, Cache, Conn, Item, Listed, number, signed};
 
-/// Requests per pipelined round: their replies may be large (values), the requests are small.
-const ROUND: usize = 128;
+/// Requests per pipelined round. Each round is written whole before its replies are read,
+/// which cannot stall: reads are small requests (only their replies carry values), and the
+/// replies to writes are a few bytes each.
+const ROUND: usize = 512;
 
 /// memcached's limit on a relative TTL; larger values are absolute Unix times.
 const RELATIVE_TTL_MAX: u64 = 30 * 24 * 3600;

@@ -104,7 +104,8 @@ pub struct Report {
     pub flows: Vec<FlowReport>,
     /// Wall time of the copy, seconds.
     pub seconds: f64,
-    /// Time the workers spent waiting on servers, over all workers, seconds.
+    /// Time the workers spent in server calls (writing requests, reading replies), summed over
+    /// the workers, seconds.
     pub server_seconds: f64,
 }
 

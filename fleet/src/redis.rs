@@ -3,8 +3,9 @@
 //! - `SCAN <cursor> COUNT 1000` until the cursor is 0 lists every key (a key added or removed
 //!   during the scan may or may not be listed, as `SCAN` promises);
 //! - `MEMORY USAGE <key>` for sizes (Redis 4.0 and later);
-//! - `MULTI`, `PTTL <key>`, `DUMP <key>`, `EXEC` read a key's serialized value (any type) and
-//!   its remaining TTL in milliseconds at one instant (`-2`: absent, `-1`: never expires);
+//! - a one-line Lua script (`EVAL`) reads a key's `PTTL` and `DUMP` at one instant: its
+//!   remaining TTL in milliseconds (`-2`: absent, `-1`: never expires) and its serialized value
+//!   (any type);
 //! - `RESTORE <key> <ttl> <payload>` without `REPLACE` adds it: `BUSYKEY` when the key exists,
 //!   which is never overwritten; the TTL is the remaining one (0 would mean "never expires",
 //!   so a key with no time left is not copied);
@@ -19,8 +20,9 @@ use keyroute_bindings::Result;
 use crate::addr::NodeAddr;
 use crate::cache::{Added, Cache, Conn, Item, Listed, number, signed};
 
-/// Commands per pipelined round.
-const ROUND: usize = 128;
+/// Keys per pipelined round (a fetch sends four commands per key). As for memcached, either
+/// the requests or the replies of a round are small, so writing it whole cannot stall.
+const ROUND: usize = 512;
 
 /// Arrays nest at most this deep in the replies read here (`EXEC` of `SCAN`-free commands,
 /// `SCAN` itself).
@@ -28,6 +30,10 @@ const MAX_DEPTH: u32 = 3;
 
 /// The longest array read (a `SCAN` page, an `EXEC` result).
 const MAX_ARRAY: u64 = 1 << 20;
+
+/// `KEYS[1]`'s remaining TTL in milliseconds and its `DUMP`, read at one instant (a script runs
+/// alone): one command per key where `MULTI`, `PTTL`, `DUMP`, `EXEC` are four.
+const READ_WITH_TTL: &[u8] = b"return {redis.call('PTTL', KEYS[1]), redis.call('DUMP', KEYS[1])}";
 
 /// Deletes `KEYS[1]` only while its `DUMP` is still `ARGV[1]`, the payload that was copied: a
 /// value a client wrote on the old owner since is kept.
@@ -172,15 +178,12 @@ impl Cache for Redis {
 
     fn fetch(&mut self, keys: &[&[u8]]) -> Result<Vec<Option<Item>>> {
         let mut out = Vec::with_capacity(keys.len());
-        for round in keys.chunks(ROUND / 4) {
-            let mut commands: Vec<Vec<&[u8]>> = Vec::with_capacity(round.len() * 4);
-            for &key in round {
-                commands.extend([vec![&b"MULTI"[..]], vec![b"PTTL", key], vec![b"DUMP", key], vec![b"EXEC"]]);
-            }
-            let replies = self.pipeline(&commands)?;
-            for quad in replies.chunks(4) {
-                let Some(Reply::Array(Some(pair))) = quad.get(3) else {
-                    return Err(self.unexpected("EXEC", quad.get(3).unwrap_or(&Reply::Array(None))));
+        for round in keys.chunks(ROUND) {
+            let commands: Vec<Vec<&[u8]>> =
+                round.iter().map(|&key| vec![&b"EVAL"[..], READ_WITH_TTL, b"1", key]).collect();
+            for reply in self.pipeline(&commands)? {
+                let Reply::Array(Some(pair)) = &reply else {
+                    return Err(self.unexpected("EVAL (read with TTL)", &reply));
                 };
                 out.push(match (pair.first(), pair.get(1)) {
                     (Some(Reply::Int(-1)), Some(Reply::Bulk(Some(payload)))) => {
@@ -189,9 +192,9 @@ impl Cache for Redis {
                     (Some(&Reply::Int(ttl)), Some(Reply::Bulk(Some(payload)))) if ttl > 0 => {
                         Some(Item { value: payload.clone(), ttl_ms: u64::try_from(ttl).ok(), flags: 0, cas: 0 })
                     }
-                    // Absent (-2), or no time left (0): nothing to copy.
-                    (Some(Reply::Int(_)), Some(Reply::Bulk(_))) => None,
-                    _ => return Err(self.conn.error("unexpected reply to PTTL/DUMP")),
+                    // Absent (-2, and Lua ends the list at DUMP's nil), or no time left (0).
+                    (Some(Reply::Int(_)), _) => None,
+                    _ => return Err(self.unexpected("EVAL (read with TTL)", &reply)),
                 });
             }
         }
