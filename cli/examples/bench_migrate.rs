@@ -5,7 +5,8 @@
 //!
 //! For memcached and Redis: a source and a destination server, `KEYS` keys of `VALUE` bytes
 //! on the source; each round copies every key to an emptied destination, the naive way and
-//! with the migrator (pipelined batches, worker threads), alternately. Prints each median
+//! with the migrator (pipelined batches, worker threads; `BATCH` and `CONCURRENCY` override
+//! the defaults), alternately. Prints each median
 //! (keys/s, MB/s), their ratio, and the share of the migrator's worker time spent in server
 //! calls (writing requests and reading replies, against routing, pacing and bookkeeping).
 
@@ -97,7 +98,11 @@ fn main() {
             naive_mb.push(bytes as f64 / 1e6 / seconds);
             destination.kill();
             destination.restart();
-            let options = Options::default();
+            let options = Options {
+                batch: env_usize("BATCH", Options::default().batch),
+                concurrency: env_usize("CONCURRENCY", Options::default().concurrency),
+                ..Options::default()
+            };
             let report = migrate::run(backend, &addrs, &plan, &options, &|_| {}).unwrap();
             assert_eq!(report.copied, n as u64);
             fast_rates.push(n as f64 / report.seconds);
@@ -110,8 +115,8 @@ fn main() {
             backend.name(),
             naive_rate,
             median(naive_mb),
-            Options::default().batch,
-            Options::default().concurrency,
+            env_usize("BATCH", Options::default().batch),
+            env_usize("CONCURRENCY", Options::default().concurrency),
             fast_rate,
             median(fast_mb),
             median(waiting) * 100.0,
