@@ -90,7 +90,7 @@ pub fn run(args: &MigrateArgs) -> Result<()> {
     let (from, to, expected): (Box<dyn Placement>, Box<dyn Placement>, Option<f64>) = match &args.step {
         None => {
             let moved = analysis::diff(&a, &b).map_err(|e| CliError::from_bindings("diff", &e))?.moved;
-            (Box::new(a), Box::new(b), Some(moved))
+            (Box::new(a.clone()), Box::new(b.clone()), Some(moved))
         }
         Some(step) => {
             let (p1, p2) = parse_step(step)?;
@@ -106,6 +106,16 @@ pub fn run(args: &MigrateArgs) -> Result<()> {
     let inventory = list(backend, &sources, args.dry_run)?;
     let plan = MovePlan::new(&inventory, from.as_ref(), to.as_ref(), &addrs)
         .map_err(|e| CliError::from_bindings("planning", &e))?;
+    let check = if args.step.is_none() { migrate::check_against_plan(&inventory, &a, &b) } else { None };
+    if let Some(c) = check.filter(|c| c.disagree > 0) {
+        return Err(CliError::new(
+            ErrorCode::Internal,
+            format!(
+                "{} keys move by routing but not by the plan's moved pieces of the hash space (or back): nothing copied",
+                c.disagree
+            ),
+        ));
+    }
     let options = Options {
         dry_run: args.dry_run,
         delete_old: args.delete_old,
@@ -129,7 +139,8 @@ pub fn run(args: &MigrateArgs) -> Result<()> {
         let targets = nodes_of(to.as_ref(), &addrs);
         Some(audit::audit(&list(backend, &targets, false)?, to.as_ref(), 0))
     };
-    let json = report_json(&report, expected, after.as_ref());
+    let mut json = report_json(&report, expected, after.as_ref());
+    json["plan_check"] = check.map_or(Value::Null, |c| json!({"checked": c.checked, "disagree": c.disagree}));
     if let Some(path) = &args.report {
         crate::output::write_file(path, format!("{json:#}\n").as_bytes())?;
     }

@@ -232,6 +232,9 @@ fn memcached_migration_copies_exactly_the_moved_keys() {
     assert_eq!(r["already_present"].as_u64(), Some(clients.len() as u64));
     assert_eq!(r["copied"].as_u64(), Some(expected_moved - clients.len() as u64));
     assert_eq!(r["missing"].as_u64(), Some(0));
+    // Every key A places where it is, checked against the plan's moved pieces of the hash space.
+    assert_eq!(r["plan_check"]["checked"].as_u64(), Some(r["listed"].as_u64().unwrap() - 10), "{r}");
+    assert_eq!(r["plan_check"]["disagree"].as_u64(), Some(0));
     let plan = r["plan_moved_share"].as_f64().unwrap();
     assert!((r["moved_share"].as_f64().unwrap() - plan).abs() < 0.05, "{r}");
 

@@ -20,7 +20,8 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use keyroute_bindings::{Error, ErrorCode, Result};
+use keyroute_bindings::analysis;
+use keyroute_bindings::{Error, ErrorCode, Result, Router};
 
 use crate::addr::NodeAddr;
 use crate::audit::{Inventory, Placement};
@@ -191,6 +192,50 @@ impl MovePlan {
             })
             .collect()
     }
+}
+
+/// The moved set checked against the plan's own figures, key by key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PlanCheck {
+    /// Keys checked: every listed key that A places where it is.
+    pub checked: u64,
+    /// Keys where routing A and B and the plan's moved pieces of the hash space disagree on
+    /// whether the key moves (0 unless something is wrong).
+    pub disagree: u64,
+}
+
+/// Checks each listed key that `a` places where it is: it moves (its `b` owner is another
+/// node) exactly when its key hash falls in one of the moved pieces of the hash space that
+/// `keyroute plan` reports ([`analysis::diff`]'s `moved_arcs`), an answer computed from the
+/// topologies alone. `None` where that diff is not exact (no pieces), or where A and B do not
+/// hash keys alike.
+#[must_use]
+pub fn check_against_plan(inventory: &Inventory, a: &Router, b: &Router) -> Option<PlanCheck> {
+    let diff = analysis::diff(a, b).ok()?;
+    let (ha, hb) = (a.key_hasher().ok()?, b.key_hasher().ok()?);
+    if diff.moved_arcs.is_empty() && diff.moved > 0.0 {
+        return None;
+    }
+    let in_arc = |h: u64| {
+        let i = diff.moved_arcs.partition_point(|arc| arc.start <= h);
+        i.checked_sub(1).and_then(|i| diff.moved_arcs.get(i)).is_some_and(|arc| h <= arc.end)
+    };
+    let mut check = PlanCheck { checked: 0, disagree: 0 };
+    for (addr, listed) in &inventory.nodes {
+        for l in listed {
+            if a.route_id(&l.key).ok() != Some(addr.id.as_str()) {
+                continue;
+            }
+            let hash = ha.hash(&l.key).ok()?;
+            if hb.hash(&l.key).ok()? != hash {
+                return None;
+            }
+            let moves = b.route_id(&l.key).ok() != Some(addr.id.as_str());
+            check.checked += 1;
+            check.disagree += u64::from(moves != in_arc(hash));
+        }
+    }
+    Some(check)
 }
 
 /// Paces a run to its rates: before each step, waits until the totals so far fit the rates.
