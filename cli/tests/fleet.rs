@@ -445,3 +445,30 @@ fn keys_expiring_mid_run_are_not_revived() {
         r.command(&[b"SET", k, b"v", b"EX", ttl.to_string().as_bytes()]).unwrap();
     });
 }
+
+#[test]
+fn clients_writing_during_a_migration_win() {
+    let fleet = Fleet::new(Backend::Memcached, "concurrent", 3, 4);
+    let ks = keys("c", 6000);
+    fleet.write_memcached(&ks, value_of, 3600, 0);
+    let moved = fleet.moved(&ks);
+    let child = slow_migration(&fleet);
+    // A client already on B rewrites every third moved key on its new owner while the copy
+    // runs, from the last key back, so some writes come before the copy and some after.
+    let written: Vec<Vec<u8>> = moved.iter().rev().step_by(3).cloned().collect();
+    for k in &written {
+        fleet.mc(&fleet.b_owner(k)).set(k, b"client", 3600, 5).unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let r = json_of(&out);
+    assert!(r["already_present"].as_u64().unwrap() > 0, "no client write came before its copy: {r}");
+    for k in &moved {
+        let got = fleet.cache(&fleet.b_owner(k)).fetch(&[k]).unwrap().pop().unwrap().unwrap();
+        if written.contains(k) {
+            assert_eq!((got.value.as_slice(), got.flags), (&b"client"[..], 5));
+        } else {
+            assert_eq!(got.value, value_of(k));
+        }
+    }
+}
