@@ -270,6 +270,13 @@ fn memcached_migration_copies_exactly_the_moved_keys() {
     assert_eq!(r["deleted"].as_u64(), r["verified"].as_u64(), "{r}");
     let left: Vec<_> = moved.iter().filter(|k| fleet.mc(&fleet.a_owner(k)).get(k).unwrap().is_some()).collect();
     assert!(left.is_empty(), "{} old copies left: {r}", left.len());
+    // The delete compares the CAS value: a value a client wrote after the read is kept.
+    let mut old = fleet.cache(&fleet.a_owner(k));
+    fleet.mc(&fleet.a_owner(k)).set(k, b"read", 60, 0).unwrap();
+    let item = old.fetch(&[k]).unwrap().pop().unwrap().unwrap();
+    fleet.mc(&fleet.a_owner(k)).set(k, b"written after the read", 60, 0).unwrap();
+    assert_eq!(old.delete(&[(k, &item)]).unwrap(), [false]);
+    assert_eq!(fleet.mc(&fleet.a_owner(k)).get(k).unwrap().as_deref(), Some(&b"written after the read"[..]));
     assert!(fleet.mc(&fleet.b_owner(k)).get(k).unwrap().is_some());
 }
 
@@ -410,6 +417,25 @@ fn redis_migration_keeps_ttls_and_never_overwrites() {
     // Every moved key's old copy is still on A's nodes, which B routes elsewhere.
     assert_eq!(audit.status.code(), Some(1));
     assert_eq!(json_of(&audit)["misplaced"].as_u64(), Some(moved.len() as u64));
+
+    // Deleting the old copies, then B's nodes hold every key where B places it.
+    let out =
+        keyroute(&["migrate", s(&fleet.a_path), s(&fleet.b_path), "--backend", "redis", "--json", "--delete-old"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let r = json_of(&out);
+    assert_eq!((r["copied"].as_u64(), r["deleted"].as_u64()), (Some(0), Some(moved.len() as u64)));
+    let audit = keyroute(&["audit", s(&fleet.b_path), "--backend", "redis"]);
+    assert_eq!(audit.status.code(), Some(0), "{}", String::from_utf8_lossy(&audit.stdout));
+    // The delete compares the DUMP payload: a value a client wrote after the read is kept.
+    let changed = moved[7].clone();
+    let mut old = Redis::connect(&fleet.server(&fleet.a_owner(&changed)).addr()).unwrap();
+    old.command(&[b"SET", &changed, b"read"]).unwrap();
+    let item = fleet.cache(&fleet.a_owner(&changed)).fetch(&[&changed]).unwrap().pop().unwrap().unwrap();
+    old.command(&[b"SET", &changed, b"written after the read"]).unwrap();
+    assert_eq!(fleet.cache(&fleet.a_owner(&changed)).delete(&[(&changed, &item)]).unwrap(), [false]);
+    assert_eq!(old.command(&[b"GET", &changed]).unwrap(), Reply::Bulk(Some(b"written after the read".to_vec())));
+    old.command(&[b"SET", &changed, b"read"]).unwrap();
+    assert_eq!(fleet.cache(&fleet.a_owner(&changed)).delete(&[(&changed, &item)]).unwrap(), [true]);
 }
 
 /// Keys listed, then expired before the copy reads them: counted as expired, never revived.
