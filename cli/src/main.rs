@@ -1,5 +1,6 @@
 //! `keyroute`: the operator's command. See which node owns a key, what a membership change
-//! moves before making it, how evenly a topology spreads keys, and what a change costs a cache.
+//! moves before making it, how evenly a topology spreads keys, what a change costs a cache,
+//! where a fleet's keys really are, and copy the moved keys before the switch.
 //!
 //! Every subcommand reads topology specs (the JSON every keyroute surface shares, or TOML) and
 //! routes through `keyroute-bindings`, so its answers are the library's answers. Every failure
@@ -70,6 +71,8 @@ Examples:
   keyroute balance -t topo.json --plot balance.svg  how evenly a ring spreads keys
   keyroute simulate -t before.json --to after.json --zipf 1.0
                                                     cache hits kept across the change
+  keyroute audit fleet.json                         keys the servers hold where the spec would not put them
+  keyroute migrate before.json after.json           copy the moved keys to their new owners first
 
 Topology specs are JSON (or TOML, by file extension), as in conformance/VECTORS.md:
   {\"algorithm\": \"ring\", \"params\": {\"points_per_weight\": 160}, \"version\": 7,
