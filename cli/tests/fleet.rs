@@ -498,3 +498,25 @@ fn clients_writing_during_a_migration_win() {
         }
     }
 }
+
+#[test]
+fn memcached_keys_up_to_the_protocol_limits() {
+    let server = Server::start(Backend::Memcached);
+    let mut mc = Memcached::connect(&server.addr()).unwrap();
+    // UTF-8 text travels as it is, up to memcached's 250 bytes; a key with a space travels
+    // base64-encoded, which fits memcached's key token up to 186 bytes.
+    let text = "caf\u{e9}".repeat(50).into_bytes();
+    let spaced = [b"a key with spaces ".as_slice(), &[b'x'; 168]].concat();
+    for key in [&text, &spaced] {
+        mc.set(key, b"v", 60, 0).unwrap();
+        assert_eq!(mc.get(key).unwrap().as_deref(), Some(&b"v"[..]), "{} bytes", key.len());
+    }
+    let listed = mc.list(false).unwrap();
+    assert!(listed.iter().any(|l| l.key == text) && listed.iter().any(|l| l.key == spaced));
+    let too_long = [spaced.as_slice(), b"y"].concat();
+    let e = mc.fetch(&[b"fine", &too_long]).unwrap_err();
+    assert_eq!(e.code(), keyroute_bindings::ErrorCode::Io);
+    assert!(e.message().contains("(187 bytes) cannot be sent"), "{e:?}");
+    // Refused before anything was written: the connection is still in step.
+    assert_eq!(mc.get(&text).unwrap().as_deref(), Some(&b"v"[..]));
+}

@@ -13,8 +13,10 @@
 //!   exists, which is never overwritten.
 //! - `md <key> C<cas>`: delete only if the CAS value still matches (`HD`; `EX` or `NF` else).
 //!
-//! A key that is not printable ASCII without spaces (a binary key) travels base64-encoded
-//! with the `b` flag, which memcached decodes: the server stores the same bytes.
+//! A key with a space or a control byte in it travels base64-encoded with the `b` flag, which
+//! memcached decodes: the server stores the same bytes. memcached takes a key token of at most
+//! 250 bytes, so such a key can be at most 186 bytes long; a longer one is an `io` error naming
+//! it (other keys, UTF-8 text among them, are sent as they are, up to memcached's 250).
 //!
 //! memcached reads a TTL above 30 days as an absolute Unix time, so such a TTL is sent as
 //! now + TTL (`ms … T0` would mean "never expires", which a copy must never turn a TTL into).
@@ -62,6 +64,7 @@ impl Memcached {
     /// # Errors
     /// `io` naming the node.
     pub fn set_many(&mut self, items: &[(&[u8], &[u8])], ttl_s: u64, flags: u32) -> Result<()> {
+        self.sendable(items.iter().map(|&(k, _)| k))?;
         for round in items.chunks(ROUND) {
             for &(key, value) in round {
                 self.store_command(key, value, Some(ttl_s), flags, "")?;
@@ -107,6 +110,21 @@ impl Memcached {
         } else {
             self.conn.write(base64(key).as_bytes())?;
             Ok(" b")
+        }
+    }
+
+    /// Refuses a batch with a key the meta protocol cannot carry, before anything of it is
+    /// written (so the connection stays in step): an empty key, or one that needs base64 and
+    /// is longer than [`MAX_BASE64_KEY`].
+    fn sendable<'k>(&self, keys: impl IntoIterator<Item = &'k [u8]>) -> Result<()> {
+        match keys.into_iter().find(|k| k.is_empty() || (!plain_key(k) && k.len() > MAX_BASE64_KEY)) {
+            None => Ok(()),
+            Some(key) => Err(self.conn.error(format_args!(
+                "the key {} ({} bytes) cannot be sent in memcached's meta protocol: a key with a \
+                 space or a control byte travels base64-encoded, in at most 250 bytes, so at most {MAX_BASE64_KEY}",
+                crate::audit::key_text(key.get(..40).unwrap_or(key)),
+                key.len()
+            ))),
         }
     }
 
@@ -173,6 +191,7 @@ impl Cache for Memcached {
     }
 
     fn fetch(&mut self, keys: &[&[u8]]) -> Result<Vec<Option<Item>>> {
+        self.sendable(keys.iter().copied())?;
         let mut out = Vec::with_capacity(keys.len());
         for round in keys.chunks(ROUND) {
             for &key in round {
@@ -203,6 +222,7 @@ impl Cache for Memcached {
     }
 
     fn add(&mut self, items: &[(&[u8], &Item)]) -> Result<Vec<Added>> {
+        self.sendable(items.iter().map(|&(k, _)| k))?;
         let mut out = Vec::with_capacity(items.len());
         for round in items.chunks(ROUND) {
             for &(key, item) in round {
@@ -219,6 +239,7 @@ impl Cache for Memcached {
     }
 
     fn exists(&mut self, keys: &[&[u8]]) -> Result<Vec<bool>> {
+        self.sendable(keys.iter().copied())?;
         let mut out = Vec::with_capacity(keys.len());
         for round in keys.chunks(ROUND) {
             for &key in round {
@@ -241,6 +262,7 @@ impl Cache for Memcached {
     }
 
     fn delete(&mut self, items: &[(&[u8], &Item)]) -> Result<Vec<bool>> {
+        self.sendable(items.iter().map(|&(k, _)| k))?;
         let mut out = Vec::with_capacity(items.len());
         for round in items.chunks(ROUND) {
             for &(key, item) in round {
@@ -263,11 +285,15 @@ impl Cache for Memcached {
     }
 }
 
-/// Sends a key as it is when memcached's text protocol can carry it: 1 to 250 bytes of
-/// printable ASCII, no space.
+/// Sends a key as it is when memcached's text protocol can carry it: 1 to 250 bytes, none of
+/// them a space or a control byte (UTF-8 text is sent as it is).
 fn plain_key(key: &[u8]) -> bool {
-    !key.is_empty() && key.len() <= 250 && key.iter().all(|&b| b.is_ascii_graphic())
+    !key.is_empty() && key.len() <= 250 && key.iter().all(|&b| b > b' ' && b != 0x7f)
 }
+
+/// memcached 1.6 takes a key token of at most 250 bytes, base64 text included: a key that
+/// needs base64 (a space or a control byte in it) can be at most this long.
+const MAX_BASE64_KEY: usize = 186;
 
 /// Standard base64 with padding (RFC 4648, section 4), as memcached's `b` flag reads it.
 fn base64(bytes: &[u8]) -> String {
@@ -379,9 +405,15 @@ mod tests {
     }
 
     #[test]
+    fn the_longest_base64_key_fits_the_token() {
+        assert_eq!(base64(&[0; MAX_BASE64_KEY]).len(), 248);
+        assert!(base64(&[0; MAX_BASE64_KEY + 1]).len() > 250);
+    }
+
+    #[test]
     fn only_printable_keys_travel_plain() {
-        assert!(plain_key(b"user:42"));
-        for key in [&b""[..], b"a b", b"\x00", b"caf\xc3\xa9", &[b'k'; 251]] {
+        assert!(plain_key(b"user:42") && plain_key("caf\u{e9}".as_bytes()));
+        for key in [&b""[..], b"a b", b"\x00", b"\x7f", &[b'k'; 251]] {
             assert!(!plain_key(key));
         }
     }
