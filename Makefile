@@ -8,7 +8,7 @@ CARGO := cargo
 export CARGO_TERM_COLOR ?= never
 
 .PHONY: all help setup demo test check lint codegen codegen-check test-rust nostd doc test-naive test-peers \
-	test-ffi test-py test-js test-fuzz-smoke test-miri-quick miri fuzz test-cross wasm playground install bench \
+	test-ffi test-py test-js test-fuzz-smoke test-miri-quick miri fuzz test-cross wasm playground install bench bench-migrate incident \
 	dist test-dist test-msrv test-docs test-fresh vectors conformance-peers fmt clean
 
 all: test
@@ -39,7 +39,8 @@ codegen: ## Regenerate every file generated from the registry and the error tabl
 codegen-check: ## Fail when a generated file is stale.
 	$(CARGO) xtask codegen --check
 
-test-rust: ## Every Rust test, doc test and the Rust conformance runner.
+test-rust: ## Every Rust test, doc test and the Rust conformance runner (and audit/migrate on real memcached and Redis).
+	scripts/fleet-servers.sh
 	$(CARGO) test --workspace --locked
 
 nostd: ## The core builds for a target with no std at all (wasm32 has std).
@@ -111,6 +112,14 @@ install: setup ## The C library (SONAME'd), header, pkg-config, CMake package, c
 bench: setup ## Criterion benchmarks beside the peers, every median as a ratio to F.
 	$(CARGO) bench -p keyroute --bench route --locked -- $(BENCH_ARGS) | tee target/bench-route.txt
 	python3 scripts/bench_report.py target/criterion target/bench-route.txt
+
+bench-migrate: ## keyroute migrate's copy against a naive get-then-add loop, keys/s and MB/s, memcached and Redis.
+	scripts/bench-migrate.sh
+
+incident: ## The articles' incident on real memcached and Redis, full size: docs/incident/ (table, plots, JSON).
+	scripts/fleet-servers.sh
+	KEYROUTE_INCIDENT_KEYS=100000 KEYROUTE_INCIDENT_READS=200000 KEYROUTE_INCIDENT_OUT=$(CURDIR)/docs/incident \
+		$(CARGO) test --release --locked -p keyroute-cli --test incident -- --nocapture
 
 vectors: ## Regenerate the native vector files (review the diff: a moved key needs a new scheme version).
 	KEYROUTE_BLESS=1 $(CARGO) test -p keyroute-bindings --test native_vectors --locked

@@ -1,5 +1,6 @@
 //! `keyroute`: the operator's command. See which node owns a key, what a membership change
-//! moves before making it, how evenly a topology spreads keys, and what a change costs a cache.
+//! moves before making it, how evenly a topology spreads keys, what a change costs a cache,
+//! where a fleet's keys really are, and copy the moved keys before the switch.
 //!
 //! Every subcommand reads topology specs (the JSON every keyroute surface shares, or TOML) and
 //! routes through `keyroute-bindings`, so its answers are the library's answers. Every failure
@@ -13,12 +14,14 @@
 #![allow(clippy::indexing_slicing)]
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
+mod audit;
 mod balance;
 mod conformance;
 mod demo;
 mod generate;
 mod input;
 mod load;
+mod migrate;
 mod output;
 mod plan;
 mod plot;
@@ -68,6 +71,8 @@ Examples:
   keyroute balance -t topo.json --plot balance.svg  how evenly a ring spreads keys
   keyroute simulate -t before.json --to after.json --zipf 1.0
                                                     cache hits kept across the change
+  keyroute audit fleet.json                         keys the servers hold where the spec would not put them
+  keyroute migrate before.json after.json           copy the moved keys to their new owners first
 
 Topology specs are JSON (or TOML, by file extension), as in conformance/VECTORS.md:
   {\"algorithm\": \"ring\", \"params\": {\"points_per_weight\": 160}, \"version\": 7,
@@ -87,6 +92,10 @@ enum Command {
     Balance(balance::BalanceArgs),
     /// The share of cache hits a change keeps, for a key popularity, with and without dual reads.
     Simulate(simulate::SimulateArgs),
+    /// Which keys the servers hold where the spec would not put them (memcached, Redis).
+    Audit(audit::AuditArgs),
+    /// Copy the keys whose owner changes to their new owner, before the traffic moves.
+    Migrate(migrate::MigrateArgs),
     /// Run the conformance corpus through keyroute, or through another router (--exec).
     Conformance(conformance::ConformanceArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
@@ -119,6 +128,8 @@ fn main() -> ExitCode {
         Command::Plan(a) => plan::run(a),
         Command::Balance(a) => balance::run(a),
         Command::Simulate(a) => simulate::run(a),
+        Command::Audit(a) => audit::run(a),
+        Command::Migrate(a) => migrate::run(a),
         Command::Conformance(a) => conformance::run(a),
         Command::Completions(a) => generate::completions::<Cli>(a),
         Command::Man(a) => generate::man::<Cli>(a),

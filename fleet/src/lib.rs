@@ -2,3 +2,18 @@
 //!
 //! The core and the WebAssembly build never depend on this crate: it needs `std`, sockets and
 //! files. The CLI, Python and Node do.
+//!
+//! Audit and migrate ([`audit`], [`migrate`]) work over memcached and Redis through [`Cache`],
+//! with this crate's own clients of their protocols ([`memcached`], [`redis`]); node addresses
+//! come from the spec or the operator ([`addr`]).
+
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
+
+pub mod addr;
+pub mod audit;
+mod cache;
+pub mod memcached;
+pub mod migrate;
+pub mod redis;
+
+pub use cache::{Added, Backend, Cache, Item, Listed};

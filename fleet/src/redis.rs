@@ -1,0 +1,250 @@
+//! A Redis client speaking RESP2, written for what audit and migrate need:
+//!
+//! - `SCAN <cursor> COUNT 1000` until the cursor is 0 lists every key (a key added or removed
+//!   during the scan may or may not be listed, as `SCAN` promises);
+//! - `MEMORY USAGE <key>` for sizes (Redis 4.0 and later);
+//! - a one-line Lua script (`EVAL`) reads a key's `PTTL` and `DUMP` at one instant: its
+//!   remaining TTL in milliseconds (`-2`: absent, `-1`: never expires) and its serialized value
+//!   (any type);
+//! - `RESTORE <key> <ttl> <payload>` without `REPLACE` adds it: `BUSYKEY` when the key exists,
+//!   which is never overwritten; the TTL is the remaining one (0 would mean "never expires",
+//!   so a key with no time left is not copied);
+//! - `EXISTS`; and a delete of the old copy by a two-line Lua script (`EVAL`) that deletes the
+//!   key only while its `DUMP` is still the payload that was copied.
+//!
+//! Commands are arrays of bulk strings, so keys are any bytes. Each batch is pipelined; an
+//! error reply is one command's reply, read in its place.
+
+use keyroute_bindings::Result;
+
+use crate::addr::NodeAddr;
+use crate::cache::{Added, Cache, Conn, Item, Listed, number, signed};
+
+/// Keys per pipelined round (a fetch sends four commands per key). As for memcached, either
+/// the requests or the replies of a round are small, so writing it whole cannot stall.
+const ROUND: usize = 512;
+
+/// Arrays nest at most this deep in the replies read here (`EXEC` of `SCAN`-free commands,
+/// `SCAN` itself).
+const MAX_DEPTH: u32 = 3;
+
+/// The longest array read (a `SCAN` page, an `EXEC` result).
+const MAX_ARRAY: u64 = 1 << 20;
+
+/// `KEYS[1]`'s remaining TTL in milliseconds and its `DUMP`, read at one instant (a script runs
+/// alone): one command per key where `MULTI`, `PTTL`, `DUMP`, `EXEC` are four.
+const READ_WITH_TTL: &[u8] = b"return {redis.call('PTTL', KEYS[1]), redis.call('DUMP', KEYS[1])}";
+
+/// Deletes `KEYS[1]` only while its `DUMP` is still `ARGV[1]`, the payload that was copied: a
+/// value a client wrote on the old owner since is kept.
+const DELETE_IF_SAME: &[u8] =
+    b"if redis.call('DUMP', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end";
+
+/// A RESP2 reply.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reply {
+    /// `+OK`, `+QUEUED`.
+    Status(Vec<u8>),
+    /// `-ERR …`, `-BUSYKEY …`.
+    Error(Vec<u8>),
+    /// `:42`.
+    Int(i64),
+    /// `$…`; `None` for the nil bulk string.
+    Bulk(Option<Vec<u8>>),
+    /// `*…`; `None` for the nil array.
+    Array(Option<Vec<Reply>>),
+}
+
+/// One connection to a Redis server.
+pub struct Redis {
+    conn: Conn,
+}
+
+impl Redis {
+    /// Connects to the node at `addr`.
+    ///
+    /// # Errors
+    /// `io` naming the node.
+    pub fn connect(addr: &NodeAddr) -> Result<Self> {
+        Ok(Self { conn: Conn::open(addr)? })
+    }
+
+    /// Runs the commands as one pipelined round trip; one reply each, error replies included.
+    ///
+    /// # Errors
+    /// `io` naming the node, for a broken connection or a malformed reply.
+    pub fn pipeline(&mut self, commands: &[Vec<&[u8]>]) -> Result<Vec<Reply>> {
+        for command in commands {
+            self.conn.write(format!("*{}\r\n", command.len()).as_bytes())?;
+            for arg in command {
+                self.conn.write(format!("${}\r\n", arg.len()).as_bytes())?;
+                self.conn.write(arg)?;
+                self.conn.write(b"\r\n")?;
+            }
+        }
+        self.conn.flush()?;
+        commands.iter().map(|_| self.reply(0)).collect()
+    }
+
+    /// Runs one command.
+    ///
+    /// # Errors
+    /// As [`Redis::pipeline`].
+    pub fn command(&mut self, args: &[&[u8]]) -> Result<Reply> {
+        let mut replies = self.pipeline(&[args.to_vec()])?;
+        replies.pop().ok_or_else(|| self.conn.error("no reply"))
+    }
+
+    fn reply(&mut self, depth: u32) -> Result<Reply> {
+        let line = self.conn.read_line()?.to_vec();
+        let (&kind, rest) = line.split_first().ok_or_else(|| self.conn.error("an empty reply line"))?;
+        let bad =
+            |conn: &Conn, rest: &[u8]| conn.error(format_args!("a malformed reply: {}", String::from_utf8_lossy(rest)));
+        match kind {
+            b'+' => Ok(Reply::Status(rest.to_vec())),
+            b'-' => Ok(Reply::Error(rest.to_vec())),
+            b':' => signed(rest).map(Reply::Int).ok_or_else(|| bad(&self.conn, rest)),
+            b'$' if rest == b"-1" => Ok(Reply::Bulk(None)),
+            b'$' => {
+                let len = number(rest).ok_or_else(|| bad(&self.conn, rest))?;
+                Ok(Reply::Bulk(Some(self.conn.read_data(len)?)))
+            }
+            b'*' if rest == b"-1" => Ok(Reply::Array(None)),
+            b'*' => {
+                let len = number(rest).filter(|&n| n <= MAX_ARRAY).ok_or_else(|| bad(&self.conn, rest))?;
+                if depth >= MAX_DEPTH {
+                    return Err(self.conn.error("replies nested too deep"));
+                }
+                (0..len).map(|_| self.reply(depth + 1)).collect::<Result<Vec<_>>>().map(|v| Reply::Array(Some(v)))
+            }
+            _ => Err(bad(&self.conn, &line)),
+        }
+    }
+
+    fn unexpected(&self, what: &str, reply: &Reply) -> keyroute_bindings::Error {
+        let text = match reply {
+            Reply::Error(e) => String::from_utf8_lossy(e).into_owned(),
+            other => format!("{other:?}"),
+        };
+        self.conn.error(format_args!("unexpected reply to {what}: {text}"))
+    }
+
+    /// Runs one command per key (`verb key extra…`) in rounds.
+    fn per_key(&mut self, keys: &[&[u8]], verb: &'static [u8]) -> Result<Vec<Reply>> {
+        let mut out = Vec::with_capacity(keys.len());
+        for round in keys.chunks(ROUND) {
+            let commands: Vec<Vec<&[u8]>> = round.iter().map(|&k| vec![verb, k]).collect();
+            out.extend(self.pipeline(&commands)?);
+        }
+        Ok(out)
+    }
+}
+
+impl Cache for Redis {
+    fn list(&mut self, sizes: bool) -> Result<Vec<Listed>> {
+        let mut keys = Vec::new();
+        let mut cursor = b"0".to_vec();
+        loop {
+            let reply = self.command(&[b"SCAN", &cursor, b"COUNT", b"1000"])?;
+            let Reply::Array(Some(mut parts)) = reply else { return Err(self.unexpected("SCAN", &reply)) };
+            let (Some(Reply::Array(Some(page))), Some(Reply::Bulk(Some(next)))) = (parts.pop(), parts.pop()) else {
+                return Err(self.conn.error("unexpected reply to SCAN"));
+            };
+            for key in page {
+                let Reply::Bulk(Some(key)) = key else { return Err(self.unexpected("SCAN", &key)) };
+                keys.push(Listed { key, size: 0 });
+            }
+            if next == b"0" {
+                break;
+            }
+            cursor = next;
+        }
+        if sizes {
+            for round in keys.chunks_mut(ROUND) {
+                let commands: Vec<Vec<&[u8]>> =
+                    round.iter().map(|l| vec![&b"MEMORY"[..], b"USAGE", l.key.as_slice()]).collect();
+                let replies = self.pipeline(&commands)?;
+                for (listed, reply) in round.iter_mut().zip(replies) {
+                    // Nil: the key went away since the scan.
+                    listed.size = match reply {
+                        Reply::Int(n) => u64::try_from(n).unwrap_or(0),
+                        _ => 0,
+                    };
+                }
+            }
+        }
+        Ok(keys)
+    }
+
+    fn fetch(&mut self, keys: &[&[u8]]) -> Result<Vec<Option<Item>>> {
+        let mut out = Vec::with_capacity(keys.len());
+        for round in keys.chunks(ROUND) {
+            let commands: Vec<Vec<&[u8]>> =
+                round.iter().map(|&key| vec![&b"EVAL"[..], READ_WITH_TTL, b"1", key]).collect();
+            for reply in self.pipeline(&commands)? {
+                let Reply::Array(Some(pair)) = &reply else {
+                    return Err(self.unexpected("EVAL (read with TTL)", &reply));
+                };
+                out.push(match (pair.first(), pair.get(1)) {
+                    (Some(Reply::Int(-1)), Some(Reply::Bulk(Some(payload)))) => {
+                        Some(Item { value: payload.clone(), ttl_ms: None, flags: 0, cas: 0 })
+                    }
+                    (Some(&Reply::Int(ttl)), Some(Reply::Bulk(Some(payload)))) if ttl > 0 => {
+                        Some(Item { value: payload.clone(), ttl_ms: u64::try_from(ttl).ok(), flags: 0, cas: 0 })
+                    }
+                    // Absent (-2, and Lua ends the list at DUMP's nil), or no time left (0).
+                    (Some(Reply::Int(_)), _) => None,
+                    _ => return Err(self.unexpected("EVAL (read with TTL)", &reply)),
+                });
+            }
+        }
+        Ok(out)
+    }
+
+    fn add(&mut self, items: &[(&[u8], &Item)]) -> Result<Vec<Added>> {
+        let mut out = Vec::with_capacity(items.len());
+        for round in items.chunks(ROUND) {
+            let ttls: Vec<String> = round.iter().map(|(_, item)| item.ttl_ms.unwrap_or(0).to_string()).collect();
+            let commands: Vec<Vec<&[u8]>> = round
+                .iter()
+                .zip(&ttls)
+                .map(|(&(key, item), ttl)| vec![&b"RESTORE"[..], key, ttl.as_bytes(), item.value.as_slice()])
+                .collect();
+            for reply in self.pipeline(&commands)? {
+                out.push(match &reply {
+                    Reply::Status(s) if s == b"OK" => Added::Stored,
+                    Reply::Error(e) if e.starts_with(b"BUSYKEY") => Added::Exists,
+                    other => return Err(self.unexpected("RESTORE", other)),
+                });
+            }
+        }
+        Ok(out)
+    }
+
+    fn exists(&mut self, keys: &[&[u8]]) -> Result<Vec<bool>> {
+        self.per_key(keys, b"EXISTS")?
+            .iter()
+            .map(|r| match r {
+                Reply::Int(n) => Ok(*n > 0),
+                other => Err(self.unexpected("EXISTS", other)),
+            })
+            .collect()
+    }
+
+    fn delete(&mut self, items: &[(&[u8], &Item)]) -> Result<Vec<bool>> {
+        let mut out = Vec::with_capacity(items.len());
+        for round in items.chunks(ROUND) {
+            let commands: Vec<Vec<&[u8]>> = round
+                .iter()
+                .map(|&(key, item)| vec![&b"EVAL"[..], DELETE_IF_SAME, b"1", key, item.value.as_slice()])
+                .collect();
+            for reply in self.pipeline(&commands)? {
+                out.push(match &reply {
+                    Reply::Int(n) => *n > 0,
+                    other => return Err(self.unexpected("EVAL (delete if unchanged)", other)),
+                });
+            }
+        }
+        Ok(out)
+    }
+}
