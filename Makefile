@@ -116,7 +116,7 @@ bench: setup ## Criterion benchmarks beside the peers, every median as a ratio t
 bench-migrate: ## keyroute migrate's copy against a naive get-then-add loop, keys/s and MB/s, memcached and Redis.
 	scripts/bench-migrate.sh
 
-incident: ## The articles' incident on real memcached and Redis, full size: docs/incident/ (table, plots, JSON).
+incident: ## The 3 → 4 node cache incident on real memcached and Redis, full size: docs/incident/ (table, plots, JSON).
 	scripts/fleet-servers.sh
 	KEYROUTE_INCIDENT_KEYS=100000 KEYROUTE_INCIDENT_READS=200000 KEYROUTE_INCIDENT_OUT=$(CURDIR)/docs/incident \
 		$(CARGO) test --release --locked -p keyroute-cli --test incident -- --nocapture

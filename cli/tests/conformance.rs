@@ -416,10 +416,21 @@ fn a_signal_to_keyroute_ends_its_adapter() {
             "sh -c 'sleep 60 & echo $! > {0}.new; echo $$ >> {0}.new; mv {0}.new {0}; wait'",
             pidfile.display()
         );
-        let mut child = Command::new(env!("CARGO_BIN_EXE_keyroute"))
-            .args(["conformance", "--exec", &cmd, "--file", "native-ring-3", "--timeout", "60"])
-            .spawn()
-            .unwrap();
+        let mut command = Command::new(env!("CARGO_BIN_EXE_keyroute"));
+        command.args(["conformance", "--exec", &cmd, "--file", "native-ring-3", "--timeout", "60"]);
+        // keyroute keeps a signal ignored that it was started ignoring, and a test run started
+        // in the background of a shell without job control inherits SIGINT ignored: start it
+        // with both signals at their default, as from a terminal.
+        // SAFETY: between fork and exec only `signal`, which is async-signal-safe, is called.
+        unsafe {
+            use std::os::unix::process::CommandExt;
+            command.pre_exec(|| {
+                libc::signal(libc::SIGINT, libc::SIG_DFL);
+                libc::signal(libc::SIGTERM, libc::SIG_DFL);
+                Ok(())
+            });
+        }
+        let mut child = command.spawn().unwrap();
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
         while !pidfile.exists() {
             assert!(std::time::Instant::now() < deadline, "the adapter did not start");

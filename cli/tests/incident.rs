@@ -1,4 +1,4 @@
-//! The background articles' incident, replayed with real servers: a cache of 3 nodes, keys with
+//! The 3 → 4 node cache incident, replayed with real servers: a cache of 3 nodes, keys with
 //! TTLs written through keyroute, Zipf reads, then a fourth node added four ways (modulo; a
 //! ring with no migration; a ring with `keyroute migrate` before the switch; a ring rolled out
 //! in five steps with `keyroute migrate --step` before each). Readers are cache-aside: a miss
@@ -358,7 +358,7 @@ fn the_incident_replayed_on_memcached_and_redis() {
         let [modulo, ring, migrated, stepped] = &outcomes[..] else { panic!("four scenarios") };
         // Nothing is lost before the switch (no evictions, no expiry).
         assert!(outcomes.iter().all(|o| o.hit_before > 0.999), "{report}");
-        // The shape of the articles' figures: modulo loses about 3/4 of the keys, a ring about
+        // The incident's shape: modulo loses about 3/4 of the keys, a ring about
         // 1/4; a migration loses none.
         assert!(modulo.lost > 0.65 && modulo.lost < 0.85, "{report}");
         assert!(ring.lost > 0.15 && ring.lost < 0.35, "{report}");
