@@ -161,16 +161,15 @@ impl Source for FileSource {
             return Err(Error::new(
                 ErrorCode::VersionConflict,
                 format!(
-                    "{} holds version {stored}, not the expected {expect_version}: another publisher got there first \
-                     (read it with `keyroute view show`, then publish again expecting {stored})",
-                    self.path.display()
+                    "the source holds version {stored}, not the expected {expect_version}: another publisher got there \
+                     first (read it with `keyroute view show`, then publish again expecting {stored})"
                 ),
             ));
         }
         if view.version() <= stored {
             return Err(Error::new(
                 ErrorCode::StaleVersion,
-                format!("version {} is not newer than version {stored} in {}", view.version(), self.path.display()),
+                format!("version {} is not newer than version {stored} in the source", view.version()),
             ));
         }
         let document = view.document_json();
