@@ -8,8 +8,8 @@
 //! - **Partial writes** are never applied: a document is applied only when it parses and
 //!   builds, and a writer that truncates and rewrites in place leaves, at worst, a prefix that
 //!   is not JSON, which is refused (the last good view stays) until the complete write is read.
-//! - **Publishing** is a compare-and-swap under an exclusive lock on `.NAME.lock` beside the
-//!   file: read the version, compare it with the expected one, write a temporary file, flush
+//! - **Publishing** is a compare-and-swap under an exclusive lock file, `.NAME.lock` beside
+//!   the document (created only if absent, removed after): read the version, compare it with the expected one, write a temporary file, flush
 //!   it, rename it over the document. Readers see the old document or the new one, whole.
 //! - **History**: each published document is also kept as `.NAME.history/VERSION.json`, the
 //!   last [`HISTORY`] of them.
@@ -149,13 +149,7 @@ impl Source for FileSource {
     }
 
     fn publish(&self, view: &ViewState, expect_version: u64) -> Result<()> {
-        let lock = File::options()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(self.beside(".lock"))
-            .map_err(|e| self.io("cannot open the lock file of", &e))?;
-        lock.lock().map_err(|e| self.io("cannot lock", &e))?;
+        let _lock = LockFile::acquire(self.beside(".lock"))?;
         let stored = self.stored_version()?;
         if stored != expect_version {
             return Err(Error::new(
@@ -180,7 +174,6 @@ impl Source for FileSource {
         for old in self.history()?.iter().skip(HISTORY) {
             let _ = fs::remove_file(history.join(format!("{:020}.json", old.version)));
         }
-        // The lock is released when `lock` is dropped (closed).
         Ok(())
     }
 
@@ -240,6 +233,54 @@ impl Source for FileSource {
             })
             .map_err(|e| self.io("cannot start the watch of", &e))?;
         Ok(Watch::new(stop, tx, thread))
+    }
+}
+
+/// How long a publisher waits for another one's lock.
+const LOCK_WAIT: Duration = Duration::from_secs(10);
+
+/// A publisher's exclusive lock: the file `.NAME.lock`, created only if it does not exist (an
+/// atomic create on every file system keyroute supports) and removed when dropped. A publisher
+/// that finds it waits up to [`LOCK_WAIT`]; a lock left by a publisher that died is reported,
+/// never removed by another publisher (two of them removing it could both go on).
+struct LockFile {
+    path: PathBuf,
+}
+
+impl LockFile {
+    fn acquire(path: PathBuf) -> Result<Self> {
+        let deadline = Instant::now() + LOCK_WAIT;
+        let mut pause = Duration::from_millis(1);
+        loop {
+            match File::options().write(true).create_new(true).open(&path) {
+                Ok(mut file) => {
+                    let _ = writeln!(file, "{}", std::process::id());
+                    return Ok(Self { path });
+                }
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists && Instant::now() < deadline => {
+                    std::thread::sleep(pause);
+                    pause = (pause * 2).min(Duration::from_millis(50));
+                }
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                    return Err(Error::new(
+                        ErrorCode::Io,
+                        format!(
+                            "{} is held by another publisher after {} s; if no publisher is running, one died \
+                             while publishing: remove the file",
+                            path.display(),
+                            LOCK_WAIT.as_secs()
+                        ),
+                    ));
+                }
+                Err(e) => return Err(Error::new(ErrorCode::Io, format!("cannot create {}: {e}", path.display()))),
+            }
+        }
+    }
+}
+
+impl Drop for LockFile {
+    fn drop(&mut self) {
+        let _ = fs::remove_file(&self.path);
     }
 }
 

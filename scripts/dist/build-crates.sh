@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# `make dist` (scripts/dist/build.sh) for the Rust crates: `cargo package` of the three published
-# crates (keyroute, keyroute-bindings, keyroute-cli), each verified by cargo (unpacked and built
-# on its own, against its dependencies' packaged versions), copied into OUT as
+# `make dist` (scripts/dist/build.sh) for the Rust crates: `cargo package` of the four published
+# crates (keyroute, keyroute-bindings, keyroute-fleet, keyroute-cli), each verified by cargo
+# (unpacked and built on its own, against its dependencies' packaged versions), copied into OUT as
 # <name>-<version>.crate. Fails when a dependency on a sibling crate names another version than
 # the workspace's.
 set -euo pipefail
@@ -10,10 +10,10 @@ out=${1:?usage: scripts/dist/build-crates.sh OUTDIR}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 version=$(scripts/dist/version.sh)
-crates=(keyroute keyroute-bindings keyroute-cli)
+crates=(keyroute keyroute-bindings keyroute-fleet keyroute-cli)
 
 # Path dependencies must carry the version (a published crate needs one) and it must be the workspace's.
-bad=$(grep -hE '^keyroute(-bindings)? = \{.*path = ' core/Cargo.toml bindings/Cargo.toml cli/Cargo.toml \
+bad=$(grep -hE '^keyroute(-bindings|-fleet)? = \{.*path = ' core/Cargo.toml bindings/Cargo.toml fleet/Cargo.toml cli/Cargo.toml \
   | grep -v "version = \"$version\"" || true)
 if [[ -n $bad ]]; then
   echo "build-crates: a dependency on a sibling crate does not name version $version:" >&2

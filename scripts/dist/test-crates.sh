@@ -42,10 +42,13 @@ msrv=$(sed -n 's/^rust-version = "\(.*\)"$/\1/p' core/Cargo.toml)
 [[ -n $msrv ]] || fail "core/Cargo.toml declares no rust-version of its own"
 check keyroute src/lib.rs "$msrv" README.md
 check keyroute-bindings src/lib.rs "$msrv"
+check keyroute-fleet src/lib.rs "$msrv"
 check keyroute-cli src/main.rs "$msrv" README.md Cargo.lock topologies/4-nodes.json
 # Siblings are versioned dependencies, at the workspace's version.
 grep -qx "version = \"$version\"" <<<"$(grep -A2 -x '\[dependencies.keyroute\]' "$work/keyroute-bindings-$version/Cargo.toml")" \
   || fail "keyroute-bindings does not depend on keyroute $version"
 grep -qx "version = \"$version\"" <<<"$(grep -A2 -x '\[dependencies.keyroute-bindings\]' "$work/keyroute-cli-$version/Cargo.toml")" \
   || fail "keyroute-cli does not depend on keyroute-bindings $version"
+grep -qx "version = \"$version\"" <<<"$(grep -A2 -x '\[dependencies.keyroute-fleet\]' "$work/keyroute-cli-$version/Cargo.toml")" \
+  || fail "keyroute-cli does not depend on keyroute-fleet $version"
 echo "test-crates: ok"
