@@ -8,7 +8,7 @@ CARGO := cargo
 export CARGO_TERM_COLOR ?= never
 
 .PHONY: all help setup demo test check lint codegen codegen-check test-rust nostd doc test-naive test-peers \
-	test-ffi test-py test-js test-fuzz-smoke test-miri-quick miri fuzz test-cross wasm playground install bench \
+	test-ffi test-py test-js test-fuzz-smoke test-miri-quick miri fuzz test-cross wasm playground install bench bench-views \
 	dist test-dist test-msrv test-docs test-fresh vectors conformance-peers fmt clean
 
 all: test
@@ -111,6 +111,10 @@ install: setup ## The C library (SONAME'd), header, pkg-config, CMake package, c
 bench: setup ## Criterion benchmarks beside the peers, every median as a ratio to F.
 	$(CARGO) bench -p keyroute --bench route --locked -- $(BENCH_ARGS) | tee target/bench-route.txt
 	python3 scripts/bench_report.py target/criterion target/bench-route.txt
+
+bench-views: setup ## A route through a live view against a plain route (ratios), and the file source's publish-to-applied over 50 watchers.
+	$(CARGO) bench -p keyroute-bindings --bench view --locked
+	$(CARGO) bench -p keyroute-fleet --bench convergence --locked
 
 vectors: ## Regenerate the native vector files (review the diff: a moved key needs a new scheme version).
 	KEYROUTE_BLESS=1 $(CARGO) test -p keyroute-bindings --test native_vectors --locked

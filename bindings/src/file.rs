@@ -40,8 +40,8 @@ impl Spec {
 /// Reads TOML under `limits` (its size, UTF-8, then syntax) as the JSON value it spells.
 fn toml_value(bytes: &[u8], limits: &Limits, what: &str) -> Result<serde_json::Value> {
     limits.check_spec_bytes(bytes.len(), what)?;
-    let text =
-        std::str::from_utf8(bytes).map_err(|e| Error::new(ErrorCode::InvalidUtf8, format!("{what} is not UTF-8: {e}")))?;
+    let text = std::str::from_utf8(bytes)
+        .map_err(|e| Error::new(ErrorCode::InvalidUtf8, format!("{what} is not UTF-8: {e}")))?;
     let value: toml::Value = toml::from_str(text).map_err(|e| {
         let at = e.span().map(|span| line_column(text, span.start)).unwrap_or_default();
         Error::new(ErrorCode::InvalidToml, format!("{at}not valid TOML: {}", e.message().trim_end()))

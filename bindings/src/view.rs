@@ -158,7 +158,10 @@ impl ViewDocument {
         let spec = read_spec("spec", raw.spec, limits)?;
         let rollout = match raw.rollout {
             None => None,
-            Some(r) => Some(Rollout { to: read_spec("rollout.to", r.to, limits)?, progress: progress(r.progress, r.schedule)? }),
+            Some(r) => Some(Rollout {
+                to: read_spec("rollout.to", r.to, limits)?,
+                progress: progress(r.progress, r.schedule)?,
+            }),
         };
         let fingerprint = raw.fingerprint.as_deref().map(parse_fingerprint).transpose()?;
         Ok(Self { version: raw.version, spec, rollout, fingerprint })
@@ -170,7 +173,7 @@ impl ViewDocument {
     /// `invalid_toml` with its line, then as [`ViewDocument::from_bytes`].
     #[cfg(feature = "files")]
     pub fn from_toml(bytes: &[u8], limits: &Limits) -> Result<Self> {
-        let json = crate::file::toml_to_json(bytes, limits, "the view document")?;
+        let json = toml_to_json(bytes, limits)?;
         Self::from_bytes(json.as_bytes(), &Limits { max_spec_bytes: u64::MAX, ..*limits })
     }
 
@@ -222,6 +225,17 @@ impl ViewDocument {
     }
 }
 
+/// A view document written in TOML, as the JSON text of the same document (for a source that
+/// stores TOML and hands JSON to [`LiveView::publish_bytes`]). The JSON may be a little longer
+/// than the TOML, so it is read again without a size limit: the TOML's size was checked.
+///
+/// # Errors
+/// `spec_too_large`, `invalid_utf8`, `invalid_toml` with its line.
+#[cfg(feature = "files")]
+pub fn toml_to_json(bytes: &[u8], limits: &Limits) -> Result<String> {
+    crate::file::toml_to_json(bytes, limits, "the view document")
+}
+
 /// Reads one spec of a view document as a bare spec is read.
 fn read_spec(name: &str, raw: &RawValue, limits: &Limits) -> Result<Spec> {
     Spec::from_bytes(raw.get().as_bytes(), limits).map_err(|e| Error::new(e.code(), format!("{name}: {}", e.message())))
@@ -238,7 +252,10 @@ fn progress(progress: Option<f64>, schedule: Option<RawSchedule>) -> Result<Prog
             ))
         }
         (None, Some(s)) => Ok(Progress::Scheduled { start_unix_ms: s.start_unix_ms, duration_ms: s.duration_ms }),
-        _ => Err(Error::new(ErrorCode::InvalidView, "a rollout has either a progress or a schedule, not both or neither")),
+        _ => Err(Error::new(
+            ErrorCode::InvalidView,
+            "a rollout has either a progress or a schedule, not both or neither",
+        )),
     }
 }
 
@@ -276,7 +293,11 @@ enum Routing {
     Rollout(Transition),
     /// A scheduled rollout: `base` gives the node list (the same at every progress), `current`
     /// the transition at the latest step a lookup has seen.
-    Scheduled { progress: Progress, base: Transition, current: ArcSwap<Transition> },
+    Scheduled {
+        progress: Progress,
+        base: Transition,
+        current: ArcSwap<Transition>,
+    },
 }
 
 impl Routing {
@@ -567,7 +588,8 @@ impl LiveView {
     /// Records a refusal that happened before a document could be published (a source that
     /// could not be read), and returns its error.
     pub fn refuse(&self, version: Option<u64>, error: Error) -> Error {
-        let refusal = Refusal { version, code: error.code(), message: error.message().to_owned(), at: SystemTime::now() };
+        let refusal =
+            Refusal { version, code: error.code(), message: error.message().to_owned(), at: SystemTime::now() };
         self.refusal.store(Some(Arc::new(refusal)));
         self.refusals.fetch_add(1, Ordering::Relaxed);
         error
@@ -683,28 +705,8 @@ fn peek_version(bytes: &[u8]) -> Option<u64> {
     serde_json::from_slice::<Versioned>(bytes).ok().map(|v| v.version)
 }
 
-/// The transition document: both ends' specs, fingerprints and versions, and the progress.
+/// Loading the transition document ([`Transition::document_json`]).
 impl Transition {
-    /// The transition as a document another process loads ([`Transition::from_document`]):
-    /// [`Transition::describe_json`]'s fields (`from` and `to` with `fingerprint` and `version`,
-    /// and `progress`), each end with its `spec` as well.
-    #[must_use]
-    pub fn document_json(&self) -> String {
-        let end = |r: &Router| {
-            let mut m = Map::new();
-            m.insert("fingerprint".into(), Value::String(fingerprint_text(r.fingerprint())));
-            let spec = Spec::from_json(r.canonical_json()).ok();
-            m.insert("spec".into(), spec.and_then(|s| serde_json::to_value(s).ok()).unwrap_or(Value::Null));
-            m.insert("version".into(), Value::from(r.version()));
-            Value::Object(m)
-        };
-        let mut doc = Map::new();
-        doc.insert("from".into(), end(self.from()));
-        doc.insert("progress".into(), Value::from(self.progress()));
-        doc.insert("to".into(), end(self.to()));
-        Value::Object(doc).to_string()
-    }
-
     /// Loads a transition document ([`Transition::document_json`]); each end's `fingerprint`
     /// and `version`, when present, must be what its spec builds to.
     ///
@@ -836,7 +838,11 @@ mod tests {
             format!(r#"{{"version":1,"spec":{A},"extra":1}}"#),
             format!(r#"{{"spec":{A}}}"#),
         ] {
-            assert_eq!(ViewDocument::from_bytes(bad.as_bytes(), &limits).unwrap_err().code(), ErrorCode::InvalidView, "{bad}");
+            assert_eq!(
+                ViewDocument::from_bytes(bad.as_bytes(), &limits).unwrap_err().code(),
+                ErrorCode::InvalidView,
+                "{bad}"
+            );
         }
     }
 
@@ -879,6 +885,23 @@ mod tests {
         let e = Transition::from_document(t.describe_json().as_bytes(), &limits).unwrap_err();
         assert_eq!(e.code(), ErrorCode::InvalidView);
         assert!(e.message().contains("spec"), "{}", e.message());
+    }
+
+    /// The documents `docs/views.md` shows load, and build to the fingerprints they claim.
+    #[test]
+    fn the_documented_examples_load() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/views.md");
+        let text = std::fs::read_to_string(path).unwrap();
+        let blocks: Vec<&str> = text.split("```json\n").skip(1).filter_map(|b| b.split("```").next()).collect();
+        assert_eq!(blocks.len(), 3, "{path}");
+        let limits = Limits::DEFAULT;
+        let claimed = ViewDocument::from_bytes(blocks[0].as_bytes(), &limits).unwrap();
+        assert!(claimed.fingerprint.is_some());
+        assert_eq!(claimed.build(&limits).unwrap().progress(), Some(0.5));
+        let scheduled = ViewDocument::from_bytes(blocks[1].as_bytes(), &limits).unwrap();
+        assert!(matches!(scheduled.rollout.unwrap().progress, Progress::Scheduled { duration_ms: 600_000, .. }));
+        let t = Transition::from_document(blocks[2].as_bytes(), &limits).unwrap();
+        assert_eq!((t.from_view().version, t.to_view().version, t.progress()), (7, 8, 0.25));
     }
 
     /// Readers route while a writer publishes a new version every round: every lookup sees one

@@ -223,7 +223,8 @@ fn describe(view: &ViewState) -> String {
     let mut text = format!("fingerprint {}, {}", fingerprint_text(view.fingerprint()), router(view.router()));
     if let (Some(to), Some(p)) = (view.rollout_target(), view.progress()) {
         text.push_str(&format!(", rolling out to {} at progress {p}", router(to)));
-        if let Some(Rollout { progress: Progress::Scheduled { start_unix_ms, duration_ms }, .. }) = &view.document().rollout
+        if let Some(Rollout { progress: Progress::Scheduled { start_unix_ms, duration_ms }, .. }) =
+            &view.document().rollout
         {
             text.push_str(&format!(" (scheduled: {} s from {start_unix_ms} ms since the epoch)", duration_ms / 1000));
         }
@@ -233,11 +234,11 @@ fn describe(view: &ViewState) -> String {
 
 /// A view as JSON: version, fingerprint (text), both specs' fingerprints and node ids, progress.
 fn summary(view: &ViewState, source: Option<&str>) -> Value {
-    let router =
-        |r: &Router| json!({"algorithm": r.algorithm(), "fingerprint": fingerprint_text(r.fingerprint()), "nodes": ids(r)});
+    let router = |r: &Router| json!({"algorithm": r.algorithm(), "fingerprint": fingerprint_text(r.fingerprint()), "nodes": ids(r)});
     let rollout = view.rollout_target().map(|to| {
         let mut r = json!({"to": router(to), "progress": view.progress()});
-        if let Some(Rollout { progress: Progress::Scheduled { start_unix_ms, duration_ms }, .. }) = &view.document().rollout
+        if let Some(Rollout { progress: Progress::Scheduled { start_unix_ms, duration_ms }, .. }) =
+            &view.document().rollout
         {
             r["schedule"] = json!({"start_unix_ms": start_unix_ms, "duration_ms": duration_ms});
         }
@@ -289,7 +290,11 @@ fn history(args: &ShowArgs) -> Result<()> {
             (Ok(view), true) => writeln!(out, "{}", summary(&view, None))?,
             (Ok(view), false) => writeln!(out, "{:>6}  {}", view.version(), describe(&view))?,
             (Err(e), true) => {
-                writeln!(out, "{}", json!({"version": entry.version, "error": e.code().name(), "message": e.message()}))?;
+                writeln!(
+                    out,
+                    "{}",
+                    json!({"version": entry.version, "error": e.code().name(), "message": e.message()})
+                )?;
             }
             (Err(e), false) => writeln!(out, "{:>6}  unreadable: {e}", entry.version)?,
         }
@@ -348,7 +353,12 @@ fn rollout(args: &RolloutArgs) -> Result<()> {
         (None, Some(seconds)) => Progress::Scheduled { start_unix_ms: now_unix_ms(), duration_ms: seconds * 1000 },
         (None, None) => return Err(usage("one of --progress, --over, --finish, --abort".into())),
     };
-    let document = ViewDocument { version: 0, spec: doc.spec.clone(), rollout: Some(Rollout { to: target, progress }), fingerprint: None };
+    let document = ViewDocument {
+        version: 0,
+        spec: doc.spec.clone(),
+        rollout: Some(Rollout { to: target, progress }),
+        fingerprint: None,
+    };
     step(source.as_ref(), document, expect, args.json)
 }
 

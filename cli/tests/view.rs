@@ -66,7 +66,10 @@ fn publish_show_history_rollback_and_a_rollout() {
     assert!(stale.contains("holds version 1, not the expected 0"), "{stale}");
     let second = json(&["view", "publish", src, FIVE_TOML, "--expect-version", "1", "--json"]);
     assert_eq!(second["version"], 2);
-    assert_eq!(json(&["view", "show", s(&dir.join("cache.json")), "--json"])["spec"]["nodes"].as_array().unwrap().len(), 5);
+    assert_eq!(
+        json(&["view", "show", s(&dir.join("cache.json")), "--json"])["spec"]["nodes"].as_array().unwrap().len(),
+        5
+    );
 
     // A rollout: start, advance, abort; start again, finish.
     let start = json(&["view", "rollout", src, "--to", FOUR, "--progress", "0.05", "--json"]);
@@ -85,7 +88,8 @@ fn publish_show_history_rollback_and_a_rollout() {
     fails(&["view", "rollout", src, "--finish"], 2, "invalid_argument");
 
     // History, newest first; a rollback republishes version 1's view as version 8.
-    let history: Vec<Value> = ok(&["view", "history", src, "--json"]).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let history: Vec<Value> =
+        ok(&["view", "history", src, "--json"]).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     let versions: Vec<u64> = history.iter().map(|h| h["version"].as_u64().unwrap()).collect();
     assert_eq!(versions, [7, 6, 5, 4, 3, 2, 1]);
     let back = json(&["view", "rollback", src, "--to", "1", "--json"]);

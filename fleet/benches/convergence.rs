@@ -6,13 +6,13 @@
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
 
 use std::path::PathBuf;
-use std::sync::mpsc;
 use std::sync::Arc;
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use keyroute_bindings::{Limits, LiveView, Spec, ViewDocument};
-use keyroute_fleet::source::{self, Event, Source, WatchOptions};
 use keyroute_fleet::FileSource;
+use keyroute_fleet::source::{self, Event, Source, WatchOptions};
 
 const WATCHERS: usize = 50;
 const VERSIONS: u64 = 20;
@@ -62,7 +62,8 @@ fn main() {
         let doc = ViewDocument::new(version, spec(10 + (version as usize % 3)));
         let start = Instant::now();
         source::publish(&publisher, &doc, version - 1, &limits).unwrap();
-        let applied: Vec<Duration> = wait_all(version).into_iter().map(|t| t.saturating_duration_since(start)).collect();
+        let applied: Vec<Duration> =
+            wait_all(version).into_iter().map(|t| t.saturating_duration_since(start)).collect();
         last.push(*applied.iter().max().unwrap());
         each.extend(applied);
     }

@@ -11,6 +11,8 @@
 //! - **Publishing** is a compare-and-swap under an exclusive lock file, `.NAME.lock` beside
 //!   the document (created only if absent, removed after): read the version, compare it with the expected one, write a temporary file, flush
 //!   it, rename it over the document. Readers see the old document or the new one, whole.
+//! - **TOML**: a document whose name ends in `.toml` is read as TOML (written by hand, or by a
+//!   config tool); publishing writes JSON, so it refuses a `.toml` document.
 //! - **History**: each published document is also kept as `.NAME.history/VERSION.json`, the
 //!   last [`HISTORY`] of them.
 
@@ -145,10 +147,23 @@ impl Source for FileSource {
         file.take(limits.max_spec_bytes.saturating_add(1))
             .read_to_end(&mut bytes)
             .map_err(|e| self.io("cannot read", &e))?;
+        if keyroute_bindings::is_toml(&self.path) {
+            // A document written by hand in TOML: handed on as the JSON it spells.
+            return Ok(Some(keyroute_bindings::view::toml_to_json(&bytes, limits)?.into_bytes()));
+        }
         Ok(Some(bytes))
     }
 
     fn publish(&self, view: &ViewState, expect_version: u64) -> Result<()> {
+        if keyroute_bindings::is_toml(&self.path) {
+            return Err(Error::new(
+                ErrorCode::InvalidArgument,
+                format!(
+                    "{}: a TOML view document is read, never written; publish to a .json file",
+                    self.path.display()
+                ),
+            ));
+        }
         let _lock = LockFile::acquire(self.beside(".lock"))?;
         let stored = self.stored_version()?;
         if stored != expect_version {
@@ -190,11 +205,13 @@ impl Source for FileSource {
                 Some((version, path))
             })
             .collect();
-        versions.sort_by(|a, b| b.0.cmp(&a.0));
+        versions.sort_by_key(|v| std::cmp::Reverse(v.0));
         versions
             .into_iter()
             .map(|(version, path)| {
-                fs::read(&path).map(|bytes| Stored { version, bytes }).map_err(|e| self.io("cannot read the history of", &e))
+                fs::read(&path)
+                    .map(|bytes| Stored { version, bytes })
+                    .map_err(|e| self.io("cannot read the history of", &e))
             })
             .collect()
     }

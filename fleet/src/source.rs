@@ -129,7 +129,12 @@ pub fn current(source: &dyn Source, limits: &Limits) -> Result<Option<ViewState>
 ///
 /// # Errors
 /// Any error of [`ViewDocument::build`] (nothing is written), then as [`Source::publish`].
-pub fn publish(source: &dyn Source, document: &ViewDocument, expect_version: u64, limits: &Limits) -> Result<ViewState> {
+pub fn publish(
+    source: &dyn Source,
+    document: &ViewDocument,
+    expect_version: u64,
+    limits: &Limits,
+) -> Result<ViewState> {
     let view = document.build(limits)?;
     source.publish(&view, expect_version)?;
     Ok(view)

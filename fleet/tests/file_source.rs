@@ -167,7 +167,8 @@ fn a_kubernetes_data_symlink_swap_is_followed() {
     let write_version = |version: u64, old: Option<&str>| {
         let folder = format!("..2026_12_02_06_00_{version:02}.000000001");
         std::fs::create_dir(dir.join(&folder)).unwrap();
-        std::fs::write(dir.join(&folder).join("cache.json"), document(version, &spec(2 + version as usize, "k"))).unwrap();
+        std::fs::write(dir.join(&folder).join("cache.json"), document(version, &spec(2 + version as usize, "k")))
+            .unwrap();
         std::os::unix::fs::symlink(&folder, dir.join("..data_tmp")).unwrap();
         std::fs::rename(dir.join("..data_tmp"), dir.join("..data")).unwrap();
         if let Some(old) = old {
@@ -238,10 +239,30 @@ fn hostile_specs_are_refused_and_the_last_good_view_routes() {
     wait_for(&rx, "applying version 1", applied(1));
     for (version, (id, text, code)) in (2u64..).zip(cases.iter().step_by(cases.len() / 6)) {
         keyroute_fleet::file::write_atomically(&file, document(version, text).as_bytes()).unwrap();
-        wait_for(&rx, &format!("refusing {id}"), |e| matches!(e, Event::Refused(r) if u64::from(r.code.code()) == *code));
+        wait_for(
+            &rx,
+            &format!("refusing {id}"),
+            |e| matches!(e, Event::Refused(r) if u64::from(r.code.code()) == *code),
+        );
         assert_eq!(watched.route_id(b"user:1").unwrap(), good, "{id}");
     }
     assert_eq!(watched.version(), Some(1));
+}
+
+#[test]
+fn a_toml_document_is_read_and_never_written() {
+    let dir = scratch("toml");
+    let path = dir.join("view.toml");
+    std::fs::write(&path, "version = 4\n[spec]\nalgorithm = \"ring\"\nnodes = [{ id = \"a\" }, { id = \"b\" }]\n")
+        .unwrap();
+    let (view, _watch, rx) = watch(&path, WatchOptions::default());
+    wait_for(&rx, "applying version 4", applied(4));
+    assert_eq!(view.load().unwrap().router().len(), 2);
+    keyroute_fleet::file::write_atomically(&path, b"version = 5\n[spec\n").unwrap();
+    wait_for(&rx, "refusing bad TOML", |e| matches!(e, Event::Refused(r) if r.code == ErrorCode::InvalidToml));
+    let doc = ViewDocument::new(6, Spec::from_json(&spec(2, "t")).unwrap());
+    let e = source::publish(&FileSource::new(path), &doc, 4, &Limits::DEFAULT).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::InvalidArgument);
 }
 
 #[test]
