@@ -8,7 +8,7 @@ CARGO := cargo
 export CARGO_TERM_COLOR ?= never
 
 .PHONY: all help setup demo test check lint codegen codegen-check test-rust nostd doc test-naive test-peers \
-	test-ffi test-py test-js test-fuzz-smoke test-miri-quick miri fuzz test-cross wasm playground install bench bench-migrate incident \
+	test-ffi test-py test-js test-fuzz-smoke test-miri-quick miri fuzz test-cross wasm playground install bench bench-migrate bench-views incident \
 	dist test-dist test-msrv test-docs test-fresh vectors conformance-peers fmt clean
 
 all: test
@@ -120,6 +120,10 @@ incident: ## The 3 → 4 node cache incident on real memcached and Redis, full s
 	scripts/fleet-servers.sh
 	KEYROUTE_INCIDENT_KEYS=100000 KEYROUTE_INCIDENT_READS=200000 KEYROUTE_INCIDENT_OUT=$(CURDIR)/docs/incident \
 		$(CARGO) test --release --locked -p keyroute-cli --test incident -- --nocapture
+
+bench-views: setup ## A route through a live view against a plain route (ratios), and the file source's publish-to-applied over 50 watchers.
+	$(CARGO) bench -p keyroute-bindings --bench view --locked
+	$(CARGO) bench -p keyroute-fleet --bench convergence --locked
 
 vectors: ## Regenerate the native vector files (review the diff: a moved key needs a new scheme version).
 	KEYROUTE_BLESS=1 $(CARGO) test -p keyroute-bindings --test native_vectors --locked

@@ -167,6 +167,18 @@ error_table! {
     InvalidArgument = 26, "invalid_argument", Value;
     /// A spec file ending in `.toml` that is not valid TOML.
     InvalidToml = 27, "invalid_toml", Value;
+    /// A view whose version is not newer than the view in effect (a live view only moves forward).
+    StaleVersion = 28, "stale_version", Value;
+    /// A publish whose expected version is not the source's current one: another publisher got there first.
+    VersionConflict = 29, "version_conflict", Value;
+    /// A document whose fingerprint is not the fingerprint of the view it describes.
+    FingerprintMismatch = 30, "fingerprint_mismatch", Value;
+    /// A live view asked to route before any view was applied to it.
+    NoView = 31, "no_view", Lookup;
+    /// A view document that does not have the shape of one (missing or unknown field, a version out of range, a rollout without a progress or a schedule).
+    InvalidView = 32, "invalid_view", Value;
+    /// A source URL with a scheme keyroute has no source for.
+    UnknownSource = 33, "unknown_source", Value;
     /// A bug in keyroute caught at a language boundary (a panic); please report it.
     Internal = 99, "internal", Internal;
 }

@@ -33,16 +33,25 @@ impl Spec {
     /// `spec_too_large`, `invalid_utf8`, `invalid_toml` (with its line and column), then as
     /// [`Spec::from_value`].
     pub fn from_toml(bytes: &[u8], limits: &Limits) -> Result<Self> {
-        limits.check_spec_bytes(bytes.len(), "the spec")?;
-        let text = std::str::from_utf8(bytes)
-            .map_err(|e| Error::new(ErrorCode::InvalidUtf8, format!("the spec is not UTF-8: {e}")))?;
-        let value: toml::Value = toml::from_str(text).map_err(|e| {
-            let at = e.span().map(|span| line_column(text, span.start)).unwrap_or_default();
-            Error::new(ErrorCode::InvalidToml, format!("{at}not valid TOML: {}", e.message().trim_end()))
-        })?;
-        let json = serde_json::to_value(value).map_err(|e| Error::new(ErrorCode::InvalidSpec, e.to_string()))?;
-        Self::from_value(json, limits)
+        Self::from_value(toml_value(bytes, limits, "the spec")?, limits)
     }
+}
+
+/// Reads TOML under `limits` (its size, UTF-8, then syntax) as the JSON value it spells.
+fn toml_value(bytes: &[u8], limits: &Limits, what: &str) -> Result<serde_json::Value> {
+    limits.check_spec_bytes(bytes.len(), what)?;
+    let text = std::str::from_utf8(bytes)
+        .map_err(|e| Error::new(ErrorCode::InvalidUtf8, format!("{what} is not UTF-8: {e}")))?;
+    let value: toml::Value = toml::from_str(text).map_err(|e| {
+        let at = e.span().map(|span| line_column(text, span.start)).unwrap_or_default();
+        Error::new(ErrorCode::InvalidToml, format!("{at}not valid TOML: {}", e.message().trim_end()))
+    })?;
+    serde_json::to_value(value).map_err(|e| Error::new(ErrorCode::InvalidSpec, e.to_string()))
+}
+
+/// A TOML document (a view document) as JSON text, for the JSON reader's checks.
+pub(crate) fn toml_to_json(bytes: &[u8], limits: &Limits, what: &str) -> Result<String> {
+    Ok(toml_value(bytes, limits, what)?.to_string())
 }
 
 impl Router {

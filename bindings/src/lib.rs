@@ -20,6 +20,8 @@
 //! - [`SharedRouter`], for lock-free topology swaps while other threads keep routing;
 //! - [`Transition`], a gradual change between two views that carries both ends' versions and
 //!   fingerprints;
+//! - [`view`]: versioned views and the live handle ([`LiveView`]) that applies newer ones
+//!   atomically and refuses (NACKs) the rest, keeping the last good view;
 //! - [`conformance`]: the one reading of the conformance corpus's vector files that every Rust
 //!   runner shares.
 //! - [`bounded`] loads over a shared router, [`hotkeys`] for many threads, and the client
@@ -48,6 +50,7 @@ mod shared;
 mod spec;
 pub mod spread;
 mod transition;
+pub mod view;
 
 pub use error::{Error, ErrorCategory, ErrorCode, Result};
 #[cfg(feature = "files")]
@@ -58,6 +61,7 @@ pub use router::Router;
 pub use shared::SharedRouter;
 pub use spec::{MAX_VERSION, NodeSpec, Spec};
 pub use transition::{Placement, Transition, View};
+pub use view::{LiveView, Refusal, ViewDocument, ViewState};
 
 /// The core crate, for callers that need its types.
 pub use keyroute as core;

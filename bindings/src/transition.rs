@@ -12,7 +12,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::{Error, ErrorCode, Result, Router};
+use crate::{Error, ErrorCode, Result, Router, Spec};
 
 pub use keyroute::Placement;
 
@@ -152,16 +152,32 @@ impl Transition {
     /// fingerprints as lowercase hex strings so no JSON reader rounds them).
     #[must_use]
     pub fn describe_json(&self) -> String {
-        let view = |v: View| {
+        self.described(false)
+    }
+
+    /// The transition as a document another process loads ([`Transition::from_document`]):
+    /// [`Transition::describe_json`]'s fields, each end with its `spec` as well (in canonical
+    /// form, every default filled in).
+    #[must_use]
+    pub fn document_json(&self) -> String {
+        self.described(true)
+    }
+
+    fn described(&self, specs: bool) -> String {
+        let end = |r: &Router| {
             let mut m = Map::new();
-            m.insert("fingerprint".into(), Value::String(format!("{:016x}", v.fingerprint)));
-            m.insert("version".into(), Value::from(v.version));
+            m.insert("fingerprint".into(), Value::String(format!("{:016x}", r.fingerprint())));
+            if specs {
+                let spec = Spec::from_json(r.canonical_json()).ok().and_then(|s| serde_json::to_value(s).ok());
+                m.insert("spec".into(), spec.unwrap_or(Value::Null));
+            }
+            m.insert("version".into(), Value::from(r.version()));
             Value::Object(m)
         };
         let mut doc = Map::new();
-        doc.insert("from".into(), view(self.from_view()));
+        doc.insert("from".into(), end(self.from()));
         doc.insert("progress".into(), Value::from(self.progress()));
-        doc.insert("to".into(), view(self.to_view()));
+        doc.insert("to".into(), end(self.to()));
         Value::Object(doc).to_string()
     }
 

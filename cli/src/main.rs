@@ -28,6 +28,7 @@ mod plot;
 mod report;
 mod route;
 mod simulate;
+mod view;
 
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -98,6 +99,8 @@ enum Command {
     Migrate(migrate::MigrateArgs),
     /// Run the conformance corpus through keyroute, or through another router (--exec).
     Conformance(conformance::ConformanceArgs),
+    /// Versioned views in a source (a file): publish, show, history, rollback, rollout, watch, sync.
+    View(view::ViewArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
     Completions(generate::CompletionsArgs),
     /// Print the manual page (roff) to stdout, or write one page per command into a folder.
@@ -131,6 +134,7 @@ fn main() -> ExitCode {
         Command::Audit(a) => audit::run(a),
         Command::Migrate(a) => migrate::run(a),
         Command::Conformance(a) => conformance::run(a),
+        Command::View(a) => view::run(a),
         Command::Completions(a) => generate::completions::<Cli>(a),
         Command::Man(a) => generate::man::<Cli>(a),
     });

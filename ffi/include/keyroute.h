@@ -130,6 +130,30 @@ enum kr_status_code {
   /** A spec file ending in `.toml` that is not valid TOML. (`invalid_toml`, category value) */
   KR_INVALID_TOML = 27,
   /**
+   * A view whose version is not newer than the view in effect (a live view only moves forward).
+   * (`stale_version`, category value)
+   */
+  KR_STALE_VERSION = 28,
+  /**
+   * A publish whose expected version is not the source's current one: another publisher got
+   * there first. (`version_conflict`, category value)
+   */
+  KR_VERSION_CONFLICT = 29,
+  /**
+   * A document whose fingerprint is not the fingerprint of the view it describes.
+   * (`fingerprint_mismatch`, category value)
+   */
+  KR_FINGERPRINT_MISMATCH = 30,
+  /** A live view asked to route before any view was applied to it. (`no_view`, category lookup) */
+  KR_NO_VIEW = 31,
+  /**
+   * A view document that does not have the shape of one (missing or unknown field, a version
+   * out of range, a rollout without a progress or a schedule). (`invalid_view`, category value)
+   */
+  KR_INVALID_VIEW = 32,
+  /** A source URL with a scheme keyroute has no source for. (`unknown_source`, category value) */
+  KR_UNKNOWN_SOURCE = 33,
+  /**
    * A bug in keyroute caught at a language boundary (a panic); please report it. (`internal`,
    * category internal)
    */

@@ -78,6 +78,13 @@ test('every code reachable from JavaScript arrives with its code', () => {
     ['out_of_memory', 'an allocation the OS refuses: C and Python test it under a memory limit'],
     ['invalid_argument', "the CLI's usage errors"],
     ['invalid_toml', 'a malformed TOML file: node-args.test.js writes one for the addon (this file also runs in browsers)'],
+    // Live views and their sources are in the Rust bindings and the CLI only, so far.
+    ['stale_version', 'a live view (Rust and the CLI so far)'],
+    ['version_conflict', "a view source's compare-and-swap (Rust and the CLI so far)"],
+    ['fingerprint_mismatch', 'a view document (Rust and the CLI so far)'],
+    ['no_view', 'a live view (Rust and the CLI so far)'],
+    ['invalid_view', 'a view document (Rust and the CLI so far)'],
+    ['unknown_source', 'a view source URL (Rust and the CLI so far)'],
   ])
   for (const [, kind] of keyroute.errorTable()) {
     assert.ok(reached.has(kind) || unreachable.has(kind), `no test reaches ${kind}`)

@@ -310,6 +310,69 @@ export declare class InvalidTomlError extends KeyrouteError {
 }
 
 /**
+ * A view whose version is not newer than the view in effect (a live view only moves forward).
+ * (`KR_STALE_VERSION`, 28)
+ */
+export declare class StaleVersionError extends KeyrouteError {
+  constructor(message?: string, options?: { cause?: unknown; keyIndex?: number })
+  static readonly code: "KR_STALE_VERSION"
+  static readonly errno: 28
+}
+
+/**
+ * A publish whose expected version is not the source's current one: another publisher got there
+ * first. (`KR_VERSION_CONFLICT`, 29)
+ */
+export declare class VersionConflictError extends KeyrouteError {
+  constructor(message?: string, options?: { cause?: unknown; keyIndex?: number })
+  static readonly code: "KR_VERSION_CONFLICT"
+  static readonly errno: 29
+}
+
+/**
+ * A document whose fingerprint is not the fingerprint of the view it describes.
+ * (`KR_FINGERPRINT_MISMATCH`, 30)
+ */
+export declare class FingerprintMismatchError extends KeyrouteError {
+  constructor(message?: string, options?: { cause?: unknown; keyIndex?: number })
+  static readonly code: "KR_FINGERPRINT_MISMATCH"
+  static readonly errno: 30
+}
+
+/**
+ * A live view asked to route before any view was applied to it. (`KR_NO_VIEW`, 31)
+ */
+export declare class NoViewError extends RangeError {
+  constructor(message?: string, options?: { cause?: unknown; keyIndex?: number })
+  readonly code: string
+  readonly errno: number
+  readonly kind: string
+  readonly category: ErrorCategory
+  readonly keyIndex?: number
+  static readonly code: "KR_NO_VIEW"
+  static readonly errno: 31
+}
+
+/**
+ * A view document that does not have the shape of one (missing or unknown field, a version out of
+ * range, a rollout without a progress or a schedule). (`KR_INVALID_VIEW`, 32)
+ */
+export declare class InvalidViewError extends KeyrouteError {
+  constructor(message?: string, options?: { cause?: unknown; keyIndex?: number })
+  static readonly code: "KR_INVALID_VIEW"
+  static readonly errno: 32
+}
+
+/**
+ * A source URL with a scheme keyroute has no source for. (`KR_UNKNOWN_SOURCE`, 33)
+ */
+export declare class UnknownSourceError extends KeyrouteError {
+  constructor(message?: string, options?: { cause?: unknown; keyIndex?: number })
+  static readonly code: "KR_UNKNOWN_SOURCE"
+  static readonly errno: 33
+}
+
+/**
  * A bug in keyroute caught at a language boundary (a panic); please report it. (`KR_INTERNAL`, 99)
  */
 export declare class InternalError extends KeyrouteError {
@@ -347,6 +410,12 @@ export declare const ERRORS_BY_CODE: {
   readonly KR_OUT_OF_MEMORY: typeof OutOfMemoryError
   readonly KR_INVALID_ARGUMENT: typeof InvalidArgumentError
   readonly KR_INVALID_TOML: typeof InvalidTomlError
+  readonly KR_STALE_VERSION: typeof StaleVersionError
+  readonly KR_VERSION_CONFLICT: typeof VersionConflictError
+  readonly KR_FINGERPRINT_MISMATCH: typeof FingerprintMismatchError
+  readonly KR_NO_VIEW: typeof NoViewError
+  readonly KR_INVALID_VIEW: typeof InvalidViewError
+  readonly KR_UNKNOWN_SOURCE: typeof UnknownSourceError
   readonly KR_INTERNAL: typeof InternalError
 }
 

@@ -262,6 +262,58 @@ export class InvalidTomlError extends KeyrouteError {
 define(InvalidTomlError, "KR_INVALID_TOML", 27, "invalid_toml", "value")
 
 /**
+ * A view whose version is not newer than the view in effect (a live view only moves forward).
+ * (`KR_STALE_VERSION`, 28, category `value`)
+ */
+export class StaleVersionError extends KeyrouteError {
+}
+define(StaleVersionError, "KR_STALE_VERSION", 28, "stale_version", "value")
+
+/**
+ * A publish whose expected version is not the source's current one: another publisher got there
+ * first. (`KR_VERSION_CONFLICT`, 29, category `value`)
+ */
+export class VersionConflictError extends KeyrouteError {
+}
+define(VersionConflictError, "KR_VERSION_CONFLICT", 29, "version_conflict", "value")
+
+/**
+ * A document whose fingerprint is not the fingerprint of the view it describes.
+ * (`KR_FINGERPRINT_MISMATCH`, 30, category `value`)
+ */
+export class FingerprintMismatchError extends KeyrouteError {
+}
+define(FingerprintMismatchError, "KR_FINGERPRINT_MISMATCH", 30, "fingerprint_mismatch", "value")
+
+/**
+ * A live view asked to route before any view was applied to it. (`KR_NO_VIEW`, 31, category
+ * `lookup`)
+ */
+export class NoViewError extends RangeError {
+  constructor(message, options) {
+    super(message, options)
+    init(this, message, options?.keyIndex)
+  }
+}
+define(NoViewError, "KR_NO_VIEW", 31, "no_view", "lookup")
+
+/**
+ * A view document that does not have the shape of one (missing or unknown field, a version out of
+ * range, a rollout without a progress or a schedule). (`KR_INVALID_VIEW`, 32, category `value`)
+ */
+export class InvalidViewError extends KeyrouteError {
+}
+define(InvalidViewError, "KR_INVALID_VIEW", 32, "invalid_view", "value")
+
+/**
+ * A source URL with a scheme keyroute has no source for. (`KR_UNKNOWN_SOURCE`, 33, category
+ * `value`)
+ */
+export class UnknownSourceError extends KeyrouteError {
+}
+define(UnknownSourceError, "KR_UNKNOWN_SOURCE", 33, "unknown_source", "value")
+
+/**
  * A bug in keyroute caught at a language boundary (a panic); please report it. (`KR_INTERNAL`, 99,
  * category `internal`)
  */
@@ -306,6 +358,12 @@ export const ERRORS_BY_CODE = Object.freeze({
   KR_OUT_OF_MEMORY: OutOfMemoryError,
   KR_INVALID_ARGUMENT: InvalidArgumentError,
   KR_INVALID_TOML: InvalidTomlError,
+  KR_STALE_VERSION: StaleVersionError,
+  KR_VERSION_CONFLICT: VersionConflictError,
+  KR_FINGERPRINT_MISMATCH: FingerprintMismatchError,
+  KR_NO_VIEW: NoViewError,
+  KR_INVALID_VIEW: InvalidViewError,
+  KR_UNKNOWN_SOURCE: UnknownSourceError,
   KR_INTERNAL: InternalError,
 })
 

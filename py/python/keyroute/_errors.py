@@ -264,6 +264,67 @@ class InvalidTomlError(Error, ValueError):
     category = "value"
 
 
+class StaleVersionError(Error, ValueError):
+    """A view whose version is not newer than the view in effect (a live view only moves forward).
+    Code 28, ``stale_version``, category ``value``.
+    """
+
+    code = 28
+    name = "stale_version"
+    category = "value"
+
+
+class VersionConflictError(Error, ValueError):
+    """A publish whose expected version is not the source's current one: another publisher got
+    there first. Code 29, ``version_conflict``, category ``value``.
+    """
+
+    code = 29
+    name = "version_conflict"
+    category = "value"
+
+
+class FingerprintMismatchError(Error, ValueError):
+    """A document whose fingerprint is not the fingerprint of the view it describes. Code 30,
+    ``fingerprint_mismatch``, category ``value``.
+    """
+
+    code = 30
+    name = "fingerprint_mismatch"
+    category = "value"
+
+
+class NoViewError(Error, LookupError):
+    """A live view asked to route before any view was applied to it. Code 31, ``no_view``, category
+    ``lookup``.
+    """
+
+    code = 31
+    name = "no_view"
+    category = "lookup"
+
+
+class InvalidViewError(Error, ValueError):
+    """A view document that does not have the shape of one (missing or unknown field, a version out
+    of range, a rollout without a progress or a schedule). Code 32, ``invalid_view``, category
+    ``value``.
+    """
+
+    code = 32
+    name = "invalid_view"
+    category = "value"
+
+
+class UnknownSourceError(Error, ValueError):
+    """A source URL with a scheme keyroute has no source for. Code 33, ``unknown_source``, category
+    ``value``.
+    """
+
+    code = 33
+    name = "unknown_source"
+    category = "value"
+
+
 class InternalError(Error, RuntimeError):
     """A bug in keyroute caught at a language boundary (a panic); please report it. Code 99,
     ``internal``, category ``internal``.
@@ -303,6 +364,12 @@ BY_CODE: Dict[int, Type[Error]] = {
     25: OutOfMemoryError,
     26: InvalidArgumentError,
     27: InvalidTomlError,
+    28: StaleVersionError,
+    29: VersionConflictError,
+    30: FingerprintMismatchError,
+    31: NoViewError,
+    32: InvalidViewError,
+    33: UnknownSourceError,
     99: InternalError,
 }
 
@@ -335,6 +402,12 @@ __all__ = [
     "OutOfMemoryError",
     "InvalidArgumentError",
     "InvalidTomlError",
+    "StaleVersionError",
+    "VersionConflictError",
+    "FingerprintMismatchError",
+    "NoViewError",
+    "InvalidViewError",
+    "UnknownSourceError",
     "InternalError",
     "BY_CODE",
 ]

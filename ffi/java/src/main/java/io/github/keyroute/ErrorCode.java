@@ -126,6 +126,34 @@ public enum ErrorCode {
    */
   INVALID_TOML(27, "invalid_toml", "value", "A spec file ending in `.toml` that is not valid TOML."),
   /**
+   * A view whose version is not newer than the view in effect (a live view only moves forward).
+   * ({@code stale_version})
+   */
+  STALE_VERSION(28, "stale_version", "value", "A view whose version is not newer than the view in effect (a live view only moves forward)."),
+  /**
+   * A publish whose expected version is not the source's current one: another publisher got there
+   * first. ({@code version_conflict})
+   */
+  VERSION_CONFLICT(29, "version_conflict", "value", "A publish whose expected version is not the source's current one: another publisher got there first."),
+  /**
+   * A document whose fingerprint is not the fingerprint of the view it describes. ({@code
+   * fingerprint_mismatch})
+   */
+  FINGERPRINT_MISMATCH(30, "fingerprint_mismatch", "value", "A document whose fingerprint is not the fingerprint of the view it describes."),
+  /**
+   * A live view asked to route before any view was applied to it. ({@code no_view})
+   */
+  NO_VIEW(31, "no_view", "lookup", "A live view asked to route before any view was applied to it."),
+  /**
+   * A view document that does not have the shape of one (missing or unknown field, a version out of
+   * range, a rollout without a progress or a schedule). ({@code invalid_view})
+   */
+  INVALID_VIEW(32, "invalid_view", "value", "A view document that does not have the shape of one (missing or unknown field, a version out of range, a rollout without a progress or a schedule)."),
+  /**
+   * A source URL with a scheme keyroute has no source for. ({@code unknown_source})
+   */
+  UNKNOWN_SOURCE(33, "unknown_source", "value", "A source URL with a scheme keyroute has no source for."),
+  /**
    * A bug in keyroute caught at a language boundary (a panic); please report it. ({@code internal})
    */
   INTERNAL(99, "internal", "internal", "A bug in keyroute caught at a language boundary (a panic); please report it.");
@@ -222,6 +250,18 @@ public enum ErrorCode {
         return INVALID_ARGUMENT;
       case 27:
         return INVALID_TOML;
+      case 28:
+        return STALE_VERSION;
+      case 29:
+        return VERSION_CONFLICT;
+      case 30:
+        return FINGERPRINT_MISMATCH;
+      case 31:
+        return NO_VIEW;
+      case 32:
+        return INVALID_VIEW;
+      case 33:
+        return UNKNOWN_SOURCE;
       case 99:
         return INTERNAL;
       default:
@@ -286,6 +326,18 @@ public enum ErrorCode {
         return new InvalidArgumentException(message);
       case INVALID_TOML:
         return new InvalidTomlException(message);
+      case STALE_VERSION:
+        return new StaleVersionException(message);
+      case VERSION_CONFLICT:
+        return new VersionConflictException(message);
+      case FINGERPRINT_MISMATCH:
+        return new FingerprintMismatchException(message);
+      case NO_VIEW:
+        return new NoViewException(message);
+      case INVALID_VIEW:
+        return new InvalidViewException(message);
+      case UNKNOWN_SOURCE:
+        return new UnknownSourceException(message);
       case INTERNAL:
         return new InternalException(message);
       default:

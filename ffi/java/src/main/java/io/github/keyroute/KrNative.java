@@ -119,6 +119,24 @@ final class KrNative {
   /** {@code KR_INVALID_TOML} = 27 */
   static final int KR_INVALID_TOML = 27;
 
+  /** {@code KR_STALE_VERSION} = 28 */
+  static final int KR_STALE_VERSION = 28;
+
+  /** {@code KR_VERSION_CONFLICT} = 29 */
+  static final int KR_VERSION_CONFLICT = 29;
+
+  /** {@code KR_FINGERPRINT_MISMATCH} = 30 */
+  static final int KR_FINGERPRINT_MISMATCH = 30;
+
+  /** {@code KR_NO_VIEW} = 31 */
+  static final int KR_NO_VIEW = 31;
+
+  /** {@code KR_INVALID_VIEW} = 32 */
+  static final int KR_INVALID_VIEW = 32;
+
+  /** {@code KR_UNKNOWN_SOURCE} = 33 */
+  static final int KR_UNKNOWN_SOURCE = 33;
+
   /** {@code KR_INTERNAL} = 99 */
   static final int KR_INTERNAL = 99;
 
