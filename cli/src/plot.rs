@@ -45,6 +45,55 @@ pub fn balance_svg(report: &Report, path: &Path) -> Result<()> {
 
 type DrawResult = std::result::Result<(), Box<dyn std::error::Error>>;
 
+type Chart<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// A chart of one bar group per node: `n` nodes across, shares in % up to `y_max` upwards, the
+/// node ids' room below (`labels`).
+fn share_chart<'a, 'b>(
+    area: &'a DrawingArea<SVGBackend<'b>, plotters::coord::Shift>,
+    caption: &str,
+    labels: &Labels,
+    n: usize,
+    y_max: f64,
+    y_labels: usize,
+) -> std::result::Result<Chart<'a, 'b>, Box<dyn std::error::Error>> {
+    let mut chart = ChartBuilder::on(area)
+        .caption(caption, (FONT, 15).into_font().color(&RGBColor(90, 90, 90)))
+        .margin_left(20)
+        .margin_right(30)
+        .margin_bottom(10)
+        .x_label_area_size(labels.area())
+        .y_label_area_size(70)
+        .build_cartesian_2d(-0.6f64..(n as f64 - 0.4), 0.0f64..y_max)?;
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_labels(0)
+        .y_desc("share of keys (%)")
+        .y_label_formatter(&|v| if y_max < 5.0 { format!("{v:.1}%") } else { format!("{v:.0}%") })
+        .label_style((FONT, 14).into_font().color(&INK))
+        .axis_desc_style((FONT, 16).into_font().color(&INK))
+        .y_labels(y_labels)
+        .light_line_style(TRANSPARENT)
+        .bold_line_style(RGBColor(225, 225, 225))
+        .draw()?;
+    Ok(chart)
+}
+
+/// The series' legend, in the upper right corner, as every chart here draws it.
+fn legend<'a, 'b: 'a>(chart: &mut Chart<'a, 'b>) -> DrawResult {
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .margin(12)
+        .legend_area_size(22)
+        .background_style(WHITE.mix(0.92))
+        .border_style(RGBColor(190, 190, 190))
+        .label_font((FONT, 14).into_font().color(&INK))
+        .draw()?;
+    Ok(())
+}
+
 /// Pixels a vertical node label needs across (a 14 px font's line).
 const LABEL_PITCH: f64 = 16.0;
 /// Longest node id drawn whole under a bar; longer ones end in `…`.
@@ -75,7 +124,7 @@ impl Labels {
     fn draw(
         &self,
         root: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
-        chart: &ChartContext<'_, SVGBackend<'_>, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+        chart: &Chart<'_, '_>,
         ids: &[String],
         n: usize,
     ) -> DrawResult {
@@ -131,29 +180,14 @@ fn draw(report: &Report, labels: &Labels, root: &DrawingArea<SVGBackend<'_>, plo
     let y_max = (top * 100.0 * 1.35).max(1.0);
     let titled =
         root.titled(&format!("Key ownership per node: {}", report.title), (FONT, 26).into_font().color(&INK))?;
-    let mut chart = ChartBuilder::on(&titled)
-        .caption(
-            "exact share of the key-hash space per node; dashed: the node's fair share (weight / total)",
-            (FONT, 15).into_font().color(&RGBColor(90, 90, 90)),
-        )
-        .margin_left(20)
-        .margin_right(30)
-        .margin_bottom(10)
-        .x_label_area_size(labels.area())
-        .y_label_area_size(70)
-        .build_cartesian_2d(-0.6f64..(n as f64 - 0.4), 0.0f64..y_max)?;
-    chart
-        .configure_mesh()
-        .disable_x_mesh()
-        .x_labels(0)
-        .y_desc("share of keys (%)")
-        .y_label_formatter(&|v| if y_max < 5.0 { format!("{v:.1}%") } else { format!("{v:.0}%") })
-        .label_style((FONT, 14).into_font().color(&INK))
-        .axis_desc_style((FONT, 16).into_font().color(&INK))
-        .y_labels(8)
-        .light_line_style(TRANSPARENT)
-        .bold_line_style(RGBColor(225, 225, 225))
-        .draw()?;
+    let mut chart = share_chart(
+        &titled,
+        "exact share of the key-hash space per node; dashed: the node's fair share (weight / total)",
+        labels,
+        n,
+        y_max,
+        8,
+    )?;
 
     let slot = 0.8 / groups as f64;
     for (g, row) in report.rows.iter().enumerate() {
@@ -201,15 +235,7 @@ fn draw(report: &Report, labels: &Labels, root: &DrawingArea<SVGBackend<'_>, plo
             series.label(fair_label).legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], fair_style));
         }
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .margin(12)
-        .legend_area_size(22)
-        .background_style(WHITE.mix(0.92))
-        .border_style(RGBColor(190, 190, 190))
-        .label_font((FONT, 14).into_font().color(&INK))
-        .draw()?;
+    legend(&mut chart)?;
 
     labels.draw(root, &chart, &report.ids, n)?;
     Ok(())
@@ -279,15 +305,7 @@ fn draw_load(
             .label(label.as_str())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], style));
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .margin(12)
-        .legend_area_size(22)
-        .background_style(WHITE.mix(0.92))
-        .border_style(RGBColor(190, 190, 190))
-        .label_font((FONT, 14).into_font().color(&INK))
-        .draw()?;
+    legend(&mut chart)?;
     Ok(())
 }
 
@@ -351,28 +369,8 @@ fn draw_shares(
     let top = p.before.iter().chain(&p.after).copied().fold(0.0f64, f64::max);
     let y_max = (top * 100.0 * 1.3).max(1.0);
     let titled = root.titled(&format!("The change: {}", p.title), (FONT, 24).into_font().color(&INK))?;
-    let mut chart = ChartBuilder::on(&titled)
-        .caption(
-            format!("each node's share of keys before and after; {} of keys move", pct(p.moved)),
-            (FONT, 15).into_font().color(&RGBColor(90, 90, 90)),
-        )
-        .margin_left(20)
-        .margin_right(30)
-        .x_label_area_size(labels.area())
-        .y_label_area_size(70)
-        .build_cartesian_2d(-0.6f64..(n as f64 - 0.4), 0.0f64..y_max)?;
-    chart
-        .configure_mesh()
-        .disable_x_mesh()
-        .x_labels(0)
-        .y_desc("share of keys (%)")
-        .y_label_formatter(&|v| if y_max < 5.0 { format!("{v:.1}%") } else { format!("{v:.0}%") })
-        .label_style((FONT, 14).into_font().color(&INK))
-        .axis_desc_style((FONT, 16).into_font().color(&INK))
-        .y_labels(6)
-        .light_line_style(TRANSPARENT)
-        .bold_line_style(RGBColor(225, 225, 225))
-        .draw()?;
+    let caption = format!("each node's share of keys before and after; {} of keys move", pct(p.moved));
+    let mut chart = share_chart(&titled, &caption, labels, n, y_max, 6)?;
     for (k, (values, color, label)) in
         [(&p.before, BEFORE, "before"), (&p.after, AFTER, "after")].into_iter().enumerate()
     {
@@ -385,15 +383,7 @@ fn draw_shares(
             .label(label)
             .legend(move |(x, y)| Rectangle::new([(x, y - 6), (x + 14, y + 6)], color.filled()));
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .margin(12)
-        .legend_area_size(22)
-        .background_style(WHITE.mix(0.92))
-        .border_style(RGBColor(190, 190, 190))
-        .label_font((FONT, 14).into_font().color(&INK))
-        .draw()?;
+    legend(&mut chart)?;
     labels.draw(root, &chart, &p.ids, n)?;
     Ok(())
 }
