@@ -47,7 +47,7 @@ nostd: ## The core builds for a target with no std at all (wasm32 has std).
 	$(CARGO) build -p keyroute --target thumbv7em-none-eabihf --locked
 
 doc: ## rustdoc without warnings.
-	RUSTDOCFLAGS="-D warnings" $(CARGO) doc -p keyroute -p keyroute-bindings --no-deps --locked
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc -p keyroute -p keyroute-bindings -p keyroute-fleet --no-deps --locked
 
 test-naive: ## An independent Python implementation of conformance/SPEC.md agrees with the native vectors.
 	conformance/naive/run.sh
