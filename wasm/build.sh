@@ -4,9 +4,10 @@
 # wasm-bindgen CLI at the exact version Cargo.lock pins the wasm-bindgen crate to, and Debian's
 # binaryen (wasm-opt). Prints the sizes.
 #
-# The module is size-optimised twice: rustc with the `wasm` profile (opt-level z, fat LTO), then
-# wasm-opt -Oz, run *before* wasm-bindgen (Debian's binaryen 108 predates the reference-types
-# table wasm-bindgen 0.2.130 writes, and mangles it when run after).
+# The module is size-optimised twice: rustc with the `wasm` profile (opt-level z and fat LTO,
+# with the core and XXH3 optimised for speed: see Cargo.toml), then wasm-opt -Oz, run *before*
+# wasm-bindgen (Debian's binaryen 108 predates the reference-types table wasm-bindgen 0.2.130
+# writes, and mangles it when run after).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
