@@ -31,6 +31,15 @@ fi
 # verify the bindings against the old core. Verify in a target folder of its own, emptied first.
 verify_dir=target/package-verify
 rm -rf "$verify_dir"
+# `cargo package` verifies each crate against its siblings' fresh tarballs through a local
+# registry under the target folder, and extracts them into cargo's home, in a folder named by
+# that registry's path ("-<hash>"), which it reuses when the extraction of the same version is
+# already there: a second `make dist` after a core change verified the bindings against the
+# old core's sources. Those folders hold only our own just-packaged crates; remove ours.
+registry_src="${CARGO_HOME:-$HOME/.cargo}/registry/src"
+for c in "${crates[@]}"; do
+  rm -rf "$registry_src"/-*/"$c-$version"
+done
 
 args=(package --locked --allow-dirty --target-dir "$verify_dir")
 for c in "${crates[@]}"; do args+=(-p "$c"); done
