@@ -221,3 +221,51 @@ pub(crate) fn number(text: &[u8]) -> Option<u64> {
 pub(crate) fn signed(text: &[u8]) -> Option<i64> {
     std::str::from_utf8(text).ok()?.parse().ok()
 }
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write as _;
+    use std::net::TcpListener;
+
+    use super::*;
+
+    /// A connection to a one-shot server on 127.0.0.1 that sends `reply`, then holds the
+    /// connection open (so nothing ends a read but the reader's own limit) or, with `close`,
+    /// closes it.
+    fn hostile(reply: Vec<u8>, close: bool) -> Conn {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        std::thread::spawn(move || {
+            let (mut s, _) = listener.accept().unwrap();
+            let _ = s.write_all(&reply);
+            if !close {
+                std::thread::sleep(Duration::from_secs(30));
+            }
+        });
+        Conn::open(&NodeAddr { id: "evil".into(), host: "127.0.0.1".into(), port }).unwrap()
+    }
+
+    #[test]
+    fn a_reply_line_past_the_limit_is_an_io_error_naming_the_node() {
+        let mut conn = hostile(vec![b'x'; MAX_LINE * 4], false);
+        let e = conn.read_line().unwrap_err();
+        assert_eq!(e.code(), ErrorCode::Io);
+        assert!(e.message().contains("node evil") && e.message().contains("longer than 65536"), "{e}");
+        // What was read is bounded by the limit, not by what the server sent.
+        assert!(conn.line.capacity() < 2 * MAX_LINE, "{}", conn.line.capacity());
+    }
+
+    #[test]
+    fn a_claimed_value_length_past_the_limit_is_refused_before_reading() {
+        let mut conn = hostile(b"abc\r\n".to_vec(), false);
+        let e = conn.read_data(MAX_VALUE + 1).unwrap_err();
+        assert_eq!(e.code(), ErrorCode::Io);
+        assert!(e.message().contains("above the 1073741824-byte limit"), "{e}");
+        // The connection is untouched: the next reply is still there.
+        assert_eq!(conn.read_line().unwrap(), b"abc");
+        // A value the server cuts short is an error too, not a short value.
+        let mut conn = hostile(b"ab".to_vec(), true);
+        let e = conn.read_data(10).unwrap_err();
+        assert!(e.message().contains("cut short"), "{e}");
+    }
+}
