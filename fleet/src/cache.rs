@@ -187,6 +187,9 @@ impl Conn {
             return Err(self.error("the server closed the connection"));
         }
         if self.line.last() != Some(&b'\n') {
+            if got < MAX_LINE + 2 {
+                return Err(self.error("the server closed the connection in the middle of a reply line"));
+            }
             return Err(self.error(format_args!("a reply line longer than {MAX_LINE} bytes")));
         }
         self.line.pop();
@@ -267,5 +270,9 @@ mod tests {
         let mut conn = hostile(b"ab".to_vec(), true);
         let e = conn.read_data(10).unwrap_err();
         assert!(e.message().contains("cut short"), "{e}");
+        // A line cut off by the server closing says so (not that it was too long).
+        let mut conn = hostile(b"VA 10".to_vec(), true);
+        let e = conn.read_line().unwrap_err();
+        assert!(e.message().contains("closed the connection in the middle of a reply line"), "{e}");
     }
 }
