@@ -226,7 +226,7 @@ pub(crate) fn signed(text: &[u8]) -> Option<i64> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use std::io::Write as _;
     use std::net::TcpListener;
 
@@ -235,7 +235,7 @@ mod tests {
     /// A connection to a one-shot server on 127.0.0.1 that sends `reply`, then holds the
     /// connection open (so nothing ends a read but the reader's own limit) or, with `close`,
     /// closes it.
-    fn hostile(reply: Vec<u8>, close: bool) -> Conn {
+    pub(crate) fn hostile(reply: Vec<u8>, close: bool) -> Conn {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         std::thread::spawn(move || {

@@ -248,3 +248,31 @@ impl Cache for Redis {
         Ok(out)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cache::tests::hostile;
+    use keyroute_bindings::ErrorCode;
+
+    fn first_reply(bytes: &[u8]) -> Result<Reply> {
+        Redis { conn: hostile(bytes.to_vec(), false) }.reply(0)
+    }
+
+    #[test]
+    fn replies_past_the_array_limits_are_io_errors_naming_the_node() {
+        let e = first_reply(format!("*{}\r\n", MAX_ARRAY + 1).as_bytes()).unwrap_err();
+        assert_eq!(e.code(), ErrorCode::Io);
+        assert!(e.message().contains("node evil") && e.message().contains("a malformed reply: 1048577"), "{e}");
+        let deep = "*1\r\n".repeat(MAX_DEPTH as usize + 1);
+        let e = first_reply(deep.as_bytes()).unwrap_err();
+        assert!(e.message().contains("nested too deep"), "{e}");
+        // At the limits, what the server sends is read.
+        let nested = format!("{}:7\r\n", "*1\r\n".repeat(MAX_DEPTH as usize));
+        let mut want = Reply::Int(7);
+        for _ in 0..MAX_DEPTH {
+            want = Reply::Array(Some(vec![want]));
+        }
+        assert_eq!(first_reply(nested.as_bytes()).unwrap(), want);
+    }
+}
