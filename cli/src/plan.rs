@@ -59,6 +59,10 @@ pub struct PlanArgs {
     /// flowing from each old owner to each new one.
     #[arg(long, value_name = "FILE", conflicts_with = "keys")]
     plot: Option<PathBuf>,
+    /// With --plot: also draw the moved keys and bytes a `keyroute migrate --report` (or
+    /// `--dry-run --report`) counted on the servers, per from → to.
+    #[arg(long, value_name = "REPORT", requires = "plot")]
+    counted: Option<PathBuf>,
 }
 
 /// Largest node count shown as a full from → to matrix.
@@ -82,12 +86,18 @@ pub fn run(args: &PlanArgs) -> Result<()> {
         return key_plan(args, &transition, keys);
     }
     if let Some(plot) = &args.plot {
-        crate::output::refuse_overwriting_input("--plot", plot, &[&args.from, &args.to])?;
+        let mut inputs = vec![args.from.as_path(), args.to.as_path()];
+        inputs.extend(args.counted.as_deref());
+        crate::output::refuse_overwriting_input("--plot", plot, &inputs)?;
     }
     let d = analysis::diff(&a, &b).map_err(|e| CliError::from_bindings("diff", &e))?;
     let summary = Summary::new(&a, &b, &d, progress);
     if let Some(path) = &args.plot {
-        crate::plot::plan_svg(&summary.picture(&transition, &d), path)?;
+        let mut picture = summary.picture(&transition, &d);
+        if let Some(report) = &args.counted {
+            picture.counted = counted(report)?;
+        }
+        crate::plot::plan_svg(&picture, path)?;
     }
     let text = if args.json { summary.json(&transition, &d) } else { summary.text(args, &transition, &d) };
     // The finding is settled before the report is written, and its line goes to stderr first,
@@ -202,6 +212,7 @@ impl Summary {
             after: (0..self.ids.len()).map(|u| self.now(u)).collect(),
             flows: flows.into_iter().filter(|&(_, s)| s > 0.0).map(|((i, j), s)| (i, j, s)).collect(),
             moved: self.progress * d.moved,
+            counted: Vec::new(),
         }
     }
 
@@ -353,6 +364,34 @@ impl Summary {
         });
         format!("{doc:#}\n")
     }
+}
+
+/// The per-flow counts of a `keyroute migrate --report` file: `(from, to, keys, bytes)`.
+fn counted(path: &Path) -> Result<Vec<(String, String, u64, u64)>> {
+    let bad = |what: &str| {
+        CliError::usage(
+            ErrorCode::InvalidArgument,
+            format!(
+                "--counted {}: {what} (write it with `keyroute migrate A B --dry-run --report FILE`)",
+                path.display()
+            ),
+        )
+    };
+    let text =
+        std::fs::read(path).map_err(|e| CliError::new(ErrorCode::Io, format!("--counted {}: {e}", path.display())))?;
+    let doc: Value = serde_json::from_slice(&text).map_err(|e| bad(&format!("not JSON: {e}")))?;
+    let flows = doc.get("flows").and_then(Value::as_array).ok_or_else(|| bad("no \"flows\" list"))?;
+    flows
+        .iter()
+        .map(|f| {
+            let text = |k: &str| f.get(k).and_then(Value::as_str).map(str::to_owned);
+            let count = |k: &str| f.get(k).and_then(Value::as_u64);
+            match (text("from"), text("to"), count("keys"), count("listed_bytes")) {
+                (Some(from), Some(to), Some(keys), Some(bytes)) => Ok((from, to, keys, bytes)),
+                _ => Err(bad("a flow without from, to, keys and listed_bytes")),
+            }
+        })
+        .collect()
 }
 
 /// The key-level plan: every key of the file that has moved (at the given progress).

@@ -323,6 +323,8 @@ pub struct PlanPicture {
     pub flows: Vec<(usize, usize, f64)>,
     /// The moved share at the plan's progress.
     pub moved: f64,
+    /// `(from, to, keys, bytes)` that a migration counted on the servers, when given.
+    pub counted: Vec<(String, String, u64, u64)>,
 }
 
 /// Destination colours of the moved keys' bands (cycled).
@@ -347,14 +349,20 @@ pub fn plan_svg(picture: &PlanPicture, path: &Path) -> Result<()> {
     let bars = 400 + labels.area();
     // Room for every node's block and id on both sides.
     let flows = (400 + nodes * 8).clamp(560, 1400) as u32;
+    let counted =
+        if picture.counted.is_empty() { 0 } else { 120 + 22 * picture.counted.len().min(COUNTED_ROWS) as u32 };
     let failed = |e: &dyn std::fmt::Display| CliError::new(ErrorCode::Io, format!("writing {}: {e}", path.display()));
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, (width, bars + flows)).into_drawing_area();
+        let root = SVGBackend::with_string(&mut svg, (width, bars + flows + counted)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| failed(&e))?;
-        let (top, bottom) = root.split_vertically(bars);
+        let (top, rest) = root.split_vertically(bars);
+        let (middle, bottom) = rest.split_vertically(flows);
         draw_shares(picture, &labels, &top).map_err(|e| failed(&e))?;
-        draw_flows(picture, &bottom).map_err(|e| failed(&e))?;
+        draw_flows(picture, &middle).map_err(|e| failed(&e))?;
+        if counted > 0 {
+            draw_counted(&picture.counted, &bottom).map_err(|e| failed(&e))?;
+        }
         root.present().map_err(|e| failed(&e))?;
     }
     crate::output::write_file(path, svg.as_bytes())
@@ -460,6 +468,50 @@ fn draw_flows(p: &PlanPicture, area: &DrawingArea<SVGBackend<'_>, plotters::coor
                 ))?;
             }
         }
+    }
+    Ok(())
+}
+
+/// Most flows the counted panel lists (the largest by bytes).
+const COUNTED_ROWS: usize = 20;
+
+/// What a migration counted on the servers: one bar per from → to flow, by bytes, largest
+/// first, with its keys and bytes written beside it.
+fn draw_counted(
+    counted: &[(String, String, u64, u64)],
+    area: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
+) -> DrawResult {
+    let (w, _) = area.dim_in_pixel();
+    let w = f64::from(w);
+    let mut rows: Vec<&(String, String, u64, u64)> = counted.iter().collect();
+    rows.sort_by(|a, b| b.3.cmp(&a.3).then(b.2.cmp(&a.2)));
+    let (keys, bytes) = counted.iter().fold((0u64, 0u64), |(k, b), f| (k + f.2, b + f.3));
+    let shown = rows.len().min(COUNTED_ROWS);
+    let title = format!(
+        "Counted on the servers: {} keys, {} bytes move{}",
+        crate::report::thousands(keys),
+        crate::report::thousands(bytes),
+        if rows.len() > shown { format!(" (the {shown} largest of {} flows)", rows.len()) } else { String::new() }
+    );
+    area.draw(&Text::new(
+        title,
+        ((w / 2.0) as i32, 16),
+        (FONT, 18).into_font().color(&INK).pos(Pos::new(HPos::Center, VPos::Top)),
+    ))?;
+    let most = rows.first().map_or(1, |r| r.3.max(1)) as f64;
+    let (left, right) = (w * 0.3, w * 0.7);
+    let font = (FONT, 13).into_font().color(&INK);
+    for (k, (from, to, n, b)) in rows.into_iter().take(shown).map(|r| (&r.0, &r.1, r.2, r.3)).enumerate() {
+        let y = 60 + 22 * k as i32;
+        area.draw(&Text::new(
+            format!("{from} → {to}"),
+            ((left - 8.0) as i32, y + 8),
+            font.clone().pos(Pos::new(HPos::Right, VPos::Center)),
+        ))?;
+        let end = left + (right - left) * b as f64 / most;
+        area.draw(&Rectangle::new([(left as i32, y), (end.max(left + 1.0) as i32, y + 16)], AFTER.filled()))?;
+        let text = format!("{} keys, {} bytes", crate::report::thousands(n), crate::report::thousands(b));
+        area.draw(&Text::new(text, ((end + 8.0) as i32, y + 8), font.clone().pos(Pos::new(HPos::Left, VPos::Center))))?;
     }
     Ok(())
 }

@@ -304,6 +304,30 @@ fn plan_plot_draws_shares_and_flows() {
     let gained: f64 = d.flows.iter().filter(|f| f.to == "cache-d").map(|f| f.share).sum();
     let want = format!("cache-d {:.1}%", 0.3 * gained * 100.0);
     assert!(texts.iter().any(|t| t == &want), "{want} in {texts:?}");
+    // What a migration counted (its --report), drawn as a third panel, largest flow first.
+    let report = scratch(
+        "migrate-report.json",
+        r#"{"flows":[{"from":"cache-a","to":"cache-d","keys":9000,"listed_bytes":900000},
+                     {"from":"cache-b","to":"cache-d","keys":10700,"listed_bytes":1070000}]}"#,
+    );
+    ok(&["plan", THREE, FOUR, "--plot", svg.to_str().unwrap(), "--counted", report.to_str().unwrap()], b"");
+    let texts: Vec<String> = svg_texts(&std::fs::read_to_string(&svg).unwrap()).into_iter().map(|(_, t)| t).collect();
+    let at = |t: &str| texts.iter().position(|x| x == t).unwrap_or_else(|| panic!("{t} in {texts:?}"));
+    at("Counted on the servers: 19,700 keys, 1,970,000 bytes move");
+    assert!(at("cache-b → cache-d") < at("cache-a → cache-d"), "the largest flow first");
+    at("10,700 keys, 1,070,000 bytes");
+    let not_a_report = scratch("not-a-report.json", r#"{"moved": 3}"#);
+    fails_usage(
+        &["plan", THREE, FOUR, "--plot", svg.to_str().unwrap(), "--counted", not_a_report.to_str().unwrap()],
+        b"",
+        "invalid_argument",
+    );
+    fails_usage(&["plan", THREE, FOUR, "--counted", report.to_str().unwrap()], b"", "invalid_argument");
+    fails_usage(
+        &["plan", THREE, FOUR, "--plot", report.to_str().unwrap(), "--counted", report.to_str().unwrap()],
+        b"",
+        "invalid_argument",
+    );
     fails_usage(&["plan", THREE, FOUR, "--plot", THREE], b"", "invalid_argument");
     fails_usage(&["plan", THREE, FOUR, "--plot", svg.to_str().unwrap(), "--keys", "-"], b"", "invalid_argument");
 }
