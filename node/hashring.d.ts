@@ -17,7 +17,15 @@ export interface HashRingOptions {
   'max cache size'?: number
 }
 
+/**
+ * `require('keyroute/hashring')` returns this class itself (as `require('hashring')` does),
+ * with `HashRing.HashRing` and `HashRing.default` on it.
+ */
 export default class HashRing {
+  /** The hashring release whose API and routes this module reproduces ('3.2.0'). */
+  static readonly version: string
+  static readonly HashRing: typeof HashRing
+  static readonly default: typeof HashRing
   constructor(servers?: HashRingServers, algorithm?: 'md5', options?: HashRingOptions)
   servers: Array<{ host: string; port: number; string: string; weight: number }>
   readonly vnode: number
@@ -35,5 +43,11 @@ export default class HashRing {
   reset(): this
   end(): this
   continuum(): this
+  /** Refused with `InvalidParameterError`: the ring's points live in the native router. */
+  find(hashValue: number): never
+  /** Refused with `InvalidParameterError`: the ring's points live in the native router. */
+  points(servers?: string[]): never
+  /** Refused with `InvalidParameterError`: the ring's points live in the native router. */
+  hashValue(key: unknown): never
 }
 export { HashRing }

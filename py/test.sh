@@ -5,7 +5,8 @@
 # among them the conformance corpus through the package's runner (test_conformance.py) and
 # `python -m keyroute.conformance` itself (test_conformance_cli.py: the shipped corpus, filters,
 # JUnit XML, tampered vectors), and the drop-ins live against the real peers
-# (test_uhashring_dropin.py, test_pymemcache_rendezvous.py).
+# (test_uhashring_dropin.py, test_pymemcache_rendezvous.py), and pymemcache's own tests against
+# keyroute's RendezvousHash (test_peer_suites.py).
 set -euo pipefail
 command -v memcached >/dev/null || [ -x /usr/bin/memcached ] || NEED_MEMCACHED=1
 source "$(dirname "$0")/setup-venv.sh"   # cd's to the repo root; sets VENV

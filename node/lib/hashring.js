@@ -2,9 +2,16 @@
 // which routes every key exactly as hashring does (vectors captured from hashring 3.2.0, and a
 // live comparison in the tests). What it does not cover is refused with a keyroute error rather
 // than approximated: custom hash algorithms, per-server `vnodes`, fractional, negative or
-// infinite weights (`weightOf`), more than 4 replicas, `range(key, size, false)`, `find`,
-// `points`, `hashValue`, and keys whose text holds a lone surrogate (hashring hashes those as
-// U+FFFD; keyroute refuses them, see conformance/SPEC.md).
+// infinite weights (`weightOf`), more than 4 replicas, `range(key, size, false)`, the point-level
+// methods `find`, `points` and `hashValue` (each throws `InvalidParameterError`: the ring's points
+// live in the native router), and keys whose text holds a lone surrogate (hashring hashes those
+// as U+FFFD; keyroute refuses them, see conformance/SPEC.md).
+//
+// Like hashring, the module is the constructor: `require('keyroute/hashring')` returns
+// `HashRing` itself (code written for `var HashRing = require('hashring')` works unchanged),
+// with `HashRing.HashRing` and `HashRing.default` on it, and `import HashRing from
+// 'keyroute/hashring'` gives the same class. `HashRing.version` is the hashring release whose
+// API and routes this module reproduces ('3.2.0'), as hashring's own `version` is its release.
 
 import { InvalidParameterError, InvalidTypeError, NpmHashring } from './index.js'
 
@@ -62,7 +69,17 @@ function parse(servers) {
   return []
 }
 
+/** The point-level methods keyroute/hashring refuses: the ring's points live in the native router. */
+function pointLevel(method) {
+  return new InvalidParameterError(
+    `HashRing#${method} is not supported by keyroute/hashring: the ring's points live in keyroute's native router (get, range and has answer from it)`,
+  )
+}
+
 export default class HashRing {
+  /** The hashring release whose API and routes this module reproduces. */
+  static version = '3.2.0'
+
   #options
   #router = null
   /** Internal node id → the name `get` reports (differs only after `swap`, until a rebuild). */
@@ -135,6 +152,21 @@ export default class HashRing {
     return this.#names ? ids.map((id) => this.#names.get(id)) : ids
   }
 
+  /** hashring's position of a hash value on the ring: refused (`InvalidParameterError`). */
+  find() {
+    throw pointLevel('find')
+  }
+
+  /** hashring's ring points per server: refused (`InvalidParameterError`). */
+  points() {
+    throw pointLevel('points')
+  }
+
+  /** hashring's numeric hash of a key: refused (`InvalidParameterError`). */
+  hashValue() {
+    throw pointLevel('hashValue')
+  }
+
   /** Adds servers (ones already present are kept as they are) and rebuilds the ring. */
   add(servers) {
     const known = new Set(this.servers.map((s) => s.string))
@@ -203,4 +235,9 @@ export default class HashRing {
   }
 }
 
-export { HashRing }
+// `require('keyroute/hashring')` returns the constructor (Node's require(esm) returns the export
+// named 'module.exports' when there is one), with the ES module's named and default exports on it.
+HashRing.HashRing = HashRing
+HashRing.default = HashRing
+
+export { HashRing, HashRing as 'module.exports' }

@@ -161,3 +161,36 @@ test('weights JavaScript cannot make a number of, and null, are refused with inv
     )
   }
 })
+
+test("require('keyroute/hashring') is the constructor, as require('hashring') is", () => {
+  // Code written for `var HashRing = require('hashring')` (the memcached client's) works as is.
+  const Required = require('keyroute/hashring')
+  assert.equal(typeof Required, 'function')
+  assert.equal(Required, HashRing)
+  assert.equal(Required.HashRing, HashRing)
+  assert.equal(Required.default, HashRing)
+  const ring = new Required(['a:1', 'b:2', 'c:3'])
+  const peer = new Real(['a:1', 'b:2', 'c:3'])
+  same(ring, peer, 'required', KEYS.slice(0, 2000))
+  // hashring's own version is its release; ours is the release it reproduces.
+  assert.equal(Real.version, '3.2.0')
+  assert.equal(Required.version, Real.version)
+})
+
+test('find, points and hashValue are refused with invalid_parameter, as documented', () => {
+  const ring = new HashRing(['a:1', 'b:2'])
+  for (const [name, call] of [
+    ['find', () => ring.find(12345)],
+    ['points', () => ring.points()],
+    ['hashValue', () => ring.hashValue('k')],
+  ]) {
+    assert.throws(
+      call,
+      (e) =>
+        e instanceof InvalidParameterError &&
+        e.code === 'KR_INVALID_PARAMETER' &&
+        e.message.includes(`HashRing#${name} is not supported by keyroute/hashring`),
+      name,
+    )
+  }
+})

@@ -175,3 +175,55 @@ def test_what_keyroute_refuses() -> None:
         HashRing(nodes={"a": 0}, hash_fn="ketama")
     with pytest.raises(keyroute.InvalidUtf8Error):
         ring.get_node("\ud800")
+
+
+@pytest.mark.parametrize("mode", ["default", "ketama"])
+def test_range_and_iterate_nodes_are_lazy_generators_as_in_uhashring(mode: str) -> None:
+    """A generator made before a change and first read after it walks the changed ring, as
+    uhashring's does; one read before the change keeps going on the ring it started on."""
+    import types
+
+    kwargs = {"hash_fn": "ketama"} if mode == "ketama" else {}
+    ours, theirs = both(lambda cls: cls(nodes=["a", "b", "c"], **kwargs))
+    keys = str_keys(300, 11)
+    pending = [(ring.range(k), ring.range(k, 2), ring.iterate_nodes(k)) for ring in (ours, theirs) for k in keys]
+    for g in pending[0]:
+        assert isinstance(g, types.GeneratorType)
+    for ring in (ours, theirs):
+        ring.add_node("d", {"weight": 3})
+        ring.remove_node("a")
+    half = len(pending) // 2
+    for (o_all, o_two, o_names), (t_all, t_two, t_names) in zip(pending[:half], pending[half:]):
+        assert list(o_all) == list(t_all)
+        assert list(o_two) == list(t_two)
+        assert list(o_names) == list(t_names)
+    # Made after the change, the same answers; and nothing names the removed node.
+    assert all("a" not in list(ours.iterate_nodes(k)) for k in keys)
+    # An empty ring's iterate_nodes is lazy too: made empty, read after a node is added.
+    empty_ours, empty_theirs = HashRing(**kwargs), uhashring.HashRing(**kwargs)
+    gens = [(empty_ours.iterate_nodes("k"), empty_ours.range("k")), (empty_theirs.iterate_nodes("k"), empty_theirs.range("k"))]
+    empty_ours.add_node("x")
+    empty_theirs.add_node("x")
+    assert [list(g) for g in gens[0]] == [list(g) for g in gens[1]] == [["x"], [empty_ours.conf["x"]]]
+
+
+def test_point_level_helpers_are_refused_with_invalid_parameter() -> None:
+    ring = HashRing(nodes=["a", "b"])
+    calls = {
+        "hashi": lambda: ring.hashi("k"),
+        "get_key": lambda: ring.get_key("k"),
+        "get_node_pos": lambda: ring.get_node_pos("k"),
+        "get_points": lambda: ring.get_points(),
+        "get_server": lambda: ring.get_server("k"),
+        "print_continuum": lambda: ring.print_continuum(),
+        "ring": lambda: ring.ring,
+    }
+    for name, call in calls.items():
+        assert hasattr(uhashring.HashRing(nodes=["a"]), name), f"uhashring 2.5 has {name}"
+        with pytest.raises(keyroute.InvalidParameterError, match=f"HashRing.{name} is not supported"):
+            call()
+    # The refusal comes at the call, not when the generator is first read.
+    with pytest.raises(keyroute.InvalidParameterError):
+        ring.range("k", unique=False)
+    with pytest.raises(keyroute.InvalidParameterError):
+        ring.iterate_nodes("k", distinct=False)

@@ -50,6 +50,8 @@ const fromBytes = new Router(Buffer.from('{"algorithm":"ring","nodes":[{"id":"a"
 const buckets = new Jump(100000, { limits: { max_nodes: 100000 } })
 const hr = new HashRing({ 'a:1': 2 }, 'md5', { 'vnode count': 40 })
 const got: string | undefined = hr.get('k')
+const hashringVersion: string = HashRing.version
+const SameRing: typeof HashRing = HashRing.HashRing
 
 try {
   ring.route('\ud800')
@@ -77,5 +79,5 @@ const parts: string[] = splitKeys('k', 3)
 const partBytes: Uint8Array[] = splitKeys(new Uint8Array(1), 3)
 const part: string = splitKey('k', 3, 'web-1')
 
-console.log(id, bytes, replicas, many, packed, fp, node, slot, share, moved, placed, lm, s, got, big, fromBytes, buckets)
+console.log(id, bytes, replicas, many, packed, fp, node, slot, share, moved, placed, lm, s, got, big, fromBytes, buckets, hashringVersion, SameRing)
 console.log(leaseNode, released, load, estimate, isHot, top, spread, parts, partBytes, part, hot.total, hot.memoryBytes)

@@ -19,20 +19,25 @@ Every key goes to the node uhashring 2.x gives it, in both of its rings (the def
 are added or removed. Like uhashring, a key is hashed as ``str(key)``: ``b"k"`` as the text
 ``b'k'``, ``42`` as ``42``.
 
+``range`` and ``iterate_nodes`` are generators, as in uhashring, and read the ring lazily: a
+generator made before ``add_node`` and first read after it walks the new ring.
+
 What differs: ``hash_fn`` may only be ``None`` or ``"ketama"`` (keyroute cannot route on a
 Python hash function); ``range(unique=False)`` and ``iterate_nodes(distinct=False)``, which walk
 every point of the ring, and the point-level helpers (``hashi``, ``get_key``, ``get_points``,
-``get_server``, ``get_node_pos``, ``print_continuum``, ``ring``) are not provided, since the
-ring's points live in the native router; each raises ``InvalidParameterError`` or is absent.
-Node names are routed as their text (``f"{name}"``), so two names with the same text are
-refused. Lookups never lock: each change builds a new immutable router and swaps it in.
+``get_server``, ``get_node_pos``, ``print_continuum`` and the ``ring`` property) are not
+supported, since the ring's points live in the native router: each raises
+``InvalidParameterError`` saying so (``range`` and ``iterate_nodes`` when called, not when
+first read). Node names are routed as their text (``f"{name}"``), so two names with the same
+text are refused. Lookups never lock: each change builds a new immutable router and swaps it
+in.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import Counter
-from typing import Any, Callable, Dict, Iterator, KeysView, List, Mapping, Optional, Tuple, Union
+from typing import Any, Callable, Dict, Iterator, KeysView, List, Mapping, NoReturn, Optional, Tuple, Union
 
 from ._errors import InvalidParameterError, InvalidTypeError, ZeroTotalWeightError
 from ._router import Router
@@ -57,6 +62,13 @@ def _whole(value: Any, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise InvalidTypeError(f"{what} must be an integer, not {type(value).__name__}")
     return value
+
+
+def _point_level(name: str) -> InvalidParameterError:
+    return InvalidParameterError(
+        f"HashRing.{name} is not supported by keyroute.uhashring: the ring's points live in "
+        "keyroute's native router (get_node, range and iterate_nodes answer from it)"
+    )
 
 
 class HashRing:
@@ -276,25 +288,72 @@ class HashRing:
         return self._field(key, "weight")
 
     def range(self, key: Any, size: Optional[int] = None, unique: bool = True) -> Iterator[Dict[str, Any]]:
-        """The configurations of distinct nodes in ring order from ``key``'s position: its
-        owner first, then the next nodes clockwise, at most ``size`` of them (all by default)."""
+        """A generator of the configurations of distinct nodes in ring order from ``key``'s
+        position: its owner first, then the next nodes clockwise, at most ``size`` of them (all
+        by default). As in uhashring, the ring is read when iteration starts, not when
+        ``range`` is called."""
         if not unique:
             raise InvalidParameterError(
                 "keyroute.uhashring.HashRing.range walks distinct nodes only (unique=True): "
                 "the ring's points live in the native router"
             )
+        return self._range(key, size)
+
+    def _range(self, key: Any, size: Optional[int]) -> Iterator[Dict[str, Any]]:
         router, ids, _, nodes = self._state
         if router is None:
-            return iter(())
+            return
         count = len(router) if not size or size < 0 else min(size, len(router))
-        return iter([nodes[ids[i]] for i in router.replicas(_text(key), count)])
+        for i in router.replicas(_text(key), count):
+            yield nodes[ids[i]]
 
     def iterate_nodes(self, key: Any, distinct: bool = True) -> Iterator[Any]:
-        """The ``nodename`` of each distinct node in ring order from ``key`` (one None when the
-        ring is empty)."""
+        """A generator of the ``nodename`` of each distinct node in ring order from ``key`` (one
+        None when the ring is empty), read lazily as ``range`` is."""
+        if not distinct:
+            raise InvalidParameterError(
+                "keyroute.uhashring.HashRing.iterate_nodes walks distinct nodes only (distinct=True): "
+                "the ring's points live in the native router"
+            )
+        return self._iterate_nodes(key)
+
+    def _iterate_nodes(self, key: Any) -> Iterator[Any]:
         if self._state[0] is None:
-            return iter([None])
-        return iter([conf["nodename"] for conf in self.range(key, unique=distinct)])
+            yield None
+            return
+        for conf in self._range(key, None):
+            yield conf["nodename"]
+
+    # -- uhashring's point-level helpers: refused ------------------------------------------
+
+    def hashi(self, key: Any, replica: int = 0) -> NoReturn:
+        """uhashring's hash of a key on the ring: refused (``InvalidParameterError``)."""
+        raise _point_level("hashi")
+
+    def get_key(self, key: Any) -> NoReturn:
+        """uhashring's ring hash of ``key``: refused (``InvalidParameterError``)."""
+        raise _point_level("get_key")
+
+    def get_node_pos(self, key: Any) -> NoReturn:
+        """uhashring's point index of ``key``: refused (``InvalidParameterError``)."""
+        raise _point_level("get_node_pos")
+
+    def get_points(self) -> NoReturn:
+        """uhashring's list of (hash, node) points: refused (``InvalidParameterError``)."""
+        raise _point_level("get_points")
+
+    def get_server(self, key: Any) -> NoReturn:
+        """uhashring's (point index, node) of ``key``: refused (``InvalidParameterError``)."""
+        raise _point_level("get_server")
+
+    def print_continuum(self) -> NoReturn:
+        """uhashring's printout of every point: refused (``InvalidParameterError``)."""
+        raise _point_level("print_continuum")
+
+    @property
+    def ring(self) -> NoReturn:
+        """uhashring's hash → node mapping of every point: refused (``InvalidParameterError``)."""
+        raise _point_level("ring")
 
     # -- the configuration -----------------------------------------------------------------
 
