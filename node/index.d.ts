@@ -52,6 +52,13 @@ export interface Limits {
   max_table_entries?: number
 }
 
+/**
+ * Which backend this entry routes on: `'native'` (the addon of the installed
+ * `keyroute-<platform>` package, or a checkout's build) or `'wasm'` (WebAssembly: `keyroute/wasm`,
+ * browsers, and Node.js where no addon is installed or `KEYROUTE_BACKEND=wasm`).
+ */
+export declare const backend: 'native' | 'wasm'
+
 /** The default limits (frozen). */
 export declare const LIMITS: Readonly<Required<Limits>>
 /** The most each limit can be raised to (frozen). */

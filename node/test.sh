@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Every test of the npm package, for CI and for people (idempotent):
 #
-#   1. npm ci in node/ (the dev tools and the peers, pinned by package-lock.json; the package's
-#      install script builds the addon with cargo);
+#   1. npm ci in node/ (the dev tools and the peers, pinned by package-lock.json), then
+#      `npm run build-native` (the addon, with cargo: the package has no install script);
 #   2. the shared JS tests on the native addon and on WebAssembly (wasm/build.sh builds it):
 #      API, errors, the whole conformance corpus, live peers (npm hashring, cluster-key-slot),
 #      workers, memory, the README's JS section, bounded loads, hot keys and read spreading;
@@ -10,10 +10,12 @@
 #   3. the TypeScript declarations: typed use passes tsc --strict, misuse fails where marked;
 #   4. the same tests and the corpus in headless Chromium (Debian's, installed when missing), and
 #      the playground (adding a node shows keyroute plan's moved share; a screenshot in target/);
-#   5. the two install paths from an empty folder: `npm install /abs/path/to/node` (builds from
-#      source), and the `npm pack` tarball (scripts/pack.sh) with no Rust toolchain on PATH; in
-#      each, scripts/check-install.sh routes the corpus the package carries from CommonJS and ES
-#      modules on both backends and runs `npx keyroute-conformance`.
+#   5. the install paths from an empty folder: `npm install /abs/path/to/node` (the checkout,
+#      with its built addon), and the `npm pack` tarballs (scripts/pack.sh) with no Rust toolchain
+#      on PATH: keyroute alone (it must fall back to WebAssembly, and say so), and keyroute with
+#      its linux-x64-gnu package (it must load the addon); in each, scripts/check-install.sh
+#      routes the corpus the package carries from CommonJS and ES modules on both backends and
+#      runs `npx keyroute-conformance`.
 set -euo pipefail
 NODE_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$NODE_DIR/.." && pwd)
@@ -24,8 +26,9 @@ cd "$NODE_DIR"
 # shellcheck source=scripts/lib.sh
 source "$ROOT/scripts/lib.sh"
 
-echo "node: npm ci (builds the addon from source)"
-npm ci --foreground-scripts --loglevel=error
+echo "node: npm ci, then npm run build-native (the addon, from source)"
+npm ci --loglevel=error
+npm run --silent build-native
 "$ROOT/wasm/build.sh"
 
 echo "node: JS tests on the native addon"
@@ -55,17 +58,24 @@ echo "node: install paths"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir "$work/from-path" && (cd "$work/from-path" && npm init -y >/dev/null && npm install --loglevel=error "$NODE_DIR" >/dev/null)
-scripts/check-install.sh "$work/from-path"
+scripts/check-install.sh "$work/from-path" native
 echo "  ok: npm install $NODE_DIR from an unrelated folder"
 
-tarball=$(scripts/pack.sh "$work")
+packed=$(scripts/pack.sh "$work/packed")
+mapfile -t tarballs <<<"$packed"
 bare=$("$ROOT/scripts/dist/no-rust-path.sh")
 if PATH="$bare" command -v cargo >/dev/null || PATH="$bare" command -v rustc >/dev/null; then
   echo "node: cannot make a PATH without Rust ($bare)" >&2
   exit 1
 fi
-mkdir "$work/from-tarball"
-(cd "$work/from-tarball" && PATH="$bare" npm init -y >/dev/null && PATH="$bare" CARGO_HOME=/nonexistent npm install --loglevel=error "$tarball" >/dev/null)
-PATH="$bare" scripts/check-install.sh "$work/from-tarball"
-echo "  ok: npm install $(basename "$tarball") ($(du -k "$tarball" | cut -f1) KB) in an empty folder, no Rust toolchain on PATH"
+# keyroute alone: no addon anywhere, so WebAssembly; then with its platform package: the addon.
+for case in "wasm ${tarballs[0]}" "native ${tarballs[*]}"; do
+  read -r want files <<<"$case"
+  read -r -a files <<<"$files"
+  dir=$work/from-tarball-$want
+  mkdir "$dir"
+  (cd "$dir" && PATH="$bare" npm init -y >/dev/null && PATH="$bare" CARGO_HOME=/nonexistent npm install --loglevel=error "${files[@]}" >/dev/null)
+  PATH="$bare" scripts/check-install.sh "$dir" "$want"
+  echo "  ok: npm install $(for f in "${files[@]}"; do printf '%s (%s KB) ' "$(basename "$f")" "$(du -k "$f" | cut -f1)"; done)in an empty folder, no Rust toolchain on PATH: keyroute.backend is $want"
+done
 echo "node: all passed"

@@ -15,7 +15,9 @@ Runs keyroute's conformance vectors through this package and compares every answ
 vector files. Exit status: 0 when every selected case passes, 1 on any mismatch, 2 on a usage
 error or when no case is selected.
 
-  --backend addon|wasm   the native addon (default) or the WebAssembly build
+  --backend auto|addon|wasm
+                         what import 'keyroute' uses (auto, the default: the native addon
+                         when installed, WebAssembly otherwise), the addon, or WebAssembly
   --algorithm NAME       only cases of this native algorithm (repeatable)
   --preset NAME          only cases of this peer preset (repeatable; with --algorithm, either)
   --file NAME            only this vector file (its name or id; * matches any text; repeatable)
@@ -27,7 +29,7 @@ error or when no case is selected.
 class UsageError extends Error {}
 
 function parseArgs(argv) {
-  const opts = { backend: 'addon', algorithms: [], presets: [], files: [], junit: null, dir: null, quiet: false }
+  const opts = { backend: 'auto', algorithms: [], presets: [], files: [], junit: null, dir: null, quiet: false }
   for (let i = 0; i < argv.length; i++) {
     let arg = argv[i]
     let value
@@ -48,7 +50,7 @@ function parseArgs(argv) {
         break
       case '--backend':
         opts.backend = take()
-        if (opts.backend !== 'addon' && opts.backend !== 'wasm') throw new UsageError(`--backend is addon or wasm, not ${JSON.stringify(opts.backend)}`)
+        if (!['auto', 'addon', 'wasm'].includes(opts.backend)) throw new UsageError(`--backend is auto, addon or wasm, not ${JSON.stringify(opts.backend)}`)
         break
       case '--algorithm':
         opts.algorithms.push(take())
@@ -145,7 +147,10 @@ async function main(argv) {
     console.log(USAGE)
     return 0
   }
+  // `addon` insists on the native addon: loading fails, with the reason, where it is missing.
+  if (opts.backend === 'addon') process.env.KEYROUTE_BACKEND = 'native'
   const api = await import(opts.backend === 'wasm' ? '../lib/wasm.js' : '../lib/index.js')
+  if (opts.backend === 'auto') opts.backend = api.backend === 'native' ? 'addon' : 'wasm'
   const kinds = new Map(api.ALGORITHMS.map((a) => [a.name, a.kind]))
   for (const [flag, names, kind] of [['--algorithm', opts.algorithms, 'native'], ['--preset', opts.presets, 'preset']]) {
     for (const name of names) {

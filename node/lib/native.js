@@ -1,23 +1,41 @@
-// The Node addon backend: the native library built from `node/src` (napi-rs), loaded from the
-// package folder (`require('keyroute')` loads this same module: dist/index.cjs is require(esm)).
+// The Node addon backend: the native library built from `node/src` (napi-rs). It is found, in
+// this order, as `keyroute.<platform>.node` in the package folder (what a checkout's
+// `npm run build-native` writes) and as the npm package `keyroute-<platform>` (the published
+// package's optionalDependency for this platform; lib/platform.cjs names both). Importing this
+// module throws when neither loads; lib/auto.js then falls back to WebAssembly.
 
 import { createRequire } from 'node:module'
 
-const load = createRequire(import.meta.url)
-const file = `../keyroute.${process.platform}-${process.arch}-${process.platform === 'linux' ? 'gnu' : 'native'}.node`
+import platform from './platform.cjs'
 
-let addon
-try {
-  addon = load(file)
-} catch (e) {
+const load = createRequire(import.meta.url)
+export const platformName = platform.platformName()
+
+function loadAddon() {
+  const tried = []
+  for (const [id, what] of [
+    [`../keyroute.${platformName}.node`, `keyroute.${platformName}.node in the package folder`],
+    [`keyroute-${platformName}`, `the package keyroute-${platformName}`],
+  ]) {
+    try {
+      return load(id)
+    } catch (e) {
+      // Not there: try the next place. There but not loadable (another libc, a damaged file):
+      // say why, as that is what the user must fix.
+      tried.push(e.code === 'MODULE_NOT_FOUND' ? `${what}: not installed` : `${what}: ${e.message}`)
+    }
+  }
   throw new Error(
-    `keyroute: no native addon for ${process.platform}-${process.arch} (${file}): ${e.message}. ` +
-      "The npm package carries a prebuilt binary for linux-x64-gnu; elsewhere, install it from a source " +
-      "checkout with a Rust toolchain (npm install /path/to/keyroute/node), or use the WebAssembly " +
-      "build: import from 'keyroute/wasm'.",
-    { cause: e },
+    `keyroute: no native addon for ${platformName} (${tried.join('; ')}). The npm package keyroute-${platformName} ` +
+      "carries it where one is published; from a source checkout, `npm run build-native` in node/ builds it (Rust " +
+      "needed). The WebAssembly backend routes identically: import from 'keyroute/wasm', or let 'keyroute' fall back to it.",
   )
 }
+
+const addon = loadAddon()
+
+/** Which backend this is (`keyroute.backend`). */
+export const name = 'native'
 
 export const { NativeRouter, NativeTransition, NativeBoundedLoad, NativeHotKeys, diff, errorTable, limitTable } = addon
 export const { parseServer, redisSlot, specNodes, splitKeys, splitKey } = addon

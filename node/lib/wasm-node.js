@@ -10,6 +10,9 @@ initSync({ module: readFileSync(new URL('../wasm/keyroute_bg.wasm', import.meta.
 export { NativeRouter, NativeTransition, NativeBoundedLoad, NativeHotKeys, diff, errorTable, limitTable } from '../wasm/keyroute.js'
 export { parseServer, redisSlot, specNodes, splitKeys, splitKey } from '../wasm/keyroute.js'
 
+/** Which backend this is (`keyroute.backend`). */
+export const name = 'wasm'
+
 /** The per-key call over a router handle: here the router itself (as the addon's fast path). */
 export const routeIndex = (router, key) => router.routeIndex(key)
 export const handleOf = (router) => router

@@ -1,27 +1,25 @@
-// The package's install script: in a source checkout, build the addon with cargo and put it
-// where the loader looks (`keyroute.linux-x64-gnu.node`); in a published tarball, keep the
-// prebuilt binary it carries. Node built-ins only, and no napi CLI: `npm install /path/to/node`
-// runs this script but installs none of the package's dependencies, so it can rely on nothing
-// else. Set KEYROUTE_SKIP_NATIVE_BUILD=1 to skip (e.g. when only the WebAssembly build is used).
+// `npm run build-native`, in a source checkout: builds the addon with cargo and puts it where the
+// loader looks first, `keyroute.<platform>.node` in the package folder (lib/platform.cjs names
+// the platform for both). The published package has no install script: it carries no addon of
+// its own and loads its platform's `keyroute-<platform>` package, or falls back to WebAssembly,
+// so this is only for checkouts (`npm install /path/to/node` links the folder, addon included).
+// Node built-ins only, and no napi CLI.
 
 'use strict'
 const { spawnSync } = require('node:child_process')
 const fs = require('node:fs')
 const path = require('node:path')
 
+const { platformName } = require('../lib/platform.cjs')
+
 const pkgDir = path.resolve(__dirname, '..')
-const out = path.join(pkgDir, `keyroute.${process.platform}-${process.arch}-gnu.node`)
+const out = path.join(pkgDir, `keyroute.${platformName()}.node`)
 const fail = (message) => {
   console.error(`keyroute: ${message}`)
   process.exit(1)
 }
 
-if (process.env.KEYROUTE_SKIP_NATIVE_BUILD) process.exit(0)
-const inSource = fs.existsSync(path.join(pkgDir, 'Cargo.toml'))
-if (!inSource) {
-  if (fs.existsSync(out)) process.exit(0)
-  fail(`no prebuilt addon for ${process.platform}-${process.arch}; install from a source checkout, or use 'keyroute/wasm'`)
-}
+if (!fs.existsSync(path.join(pkgDir, 'Cargo.toml'))) fail('build-native builds the addon in a source checkout (node/ of the repository)')
 
 // The workspace's own release build (target/release), shared with every other release build.
 const args = ['build', '--release', '--locked', '-p', 'keyroute-node', '--message-format=json-render-diagnostics']

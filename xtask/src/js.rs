@@ -21,7 +21,7 @@ pub fn outputs() -> Vec<Output> {
         Output { path: "node/lib/generated/algorithms.d.ts", content: algorithms_dts() },
         Output { path: "node/lib/generated/defaults.js", content: defaults_js() },
         Output { path: "node/lib/generated/defaults.d.ts", content: defaults_dts() },
-        Output { path: "node/lib/generated/presets-native.js", content: presets_js("native") },
+        Output { path: "node/lib/generated/presets-auto.js", content: presets_js("auto") },
         Output { path: "node/lib/generated/presets-wasm-node.js", content: presets_js("wasm-node") },
         Output { path: "node/lib/generated/presets-wasm-browser.js", content: presets_js("wasm-browser") },
     ]
