@@ -1,6 +1,7 @@
 //! `keyroute view` driven as operators drive it: publishing with a compare-and-swap (two
 //! processes racing on one expected version), show, history, rollback, a rollout's steps, a
-//! watching instance and a mirror daemon. Waits are for output lines, with generous timeouts.
+//! watching instance and a mirror daemon, on a file and on a real etcd. Waits are for output
+//! lines, with generous timeouts.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, missing_docs, clippy::panic)]
 
@@ -11,6 +12,9 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use serde_json::Value;
+
+#[path = "../../fleet/tests/common/etcd.rs"]
+mod etcd;
 
 const THREE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/topologies/3-nodes.json");
 const FOUR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/topologies/4-nodes.json");
@@ -55,8 +59,23 @@ fn s(p: &Path) -> &str {
 #[test]
 fn publish_show_history_rollback_and_a_rollout() {
     let dir = scratch("ops");
-    let source = format!("file://{}", dir.join("cache.json").display());
-    let src = source.as_str();
+    let url = format!("file://{}", dir.join("cache.json").display());
+    operate(&url);
+    // A plain path names the same file.
+    assert_eq!(json(&["view", "show", s(&dir.join("cache.json")), "--json"]), json(&["view", "show", &url, "--json"]));
+}
+
+#[test]
+fn the_same_operations_on_etcd() {
+    let etcd = etcd::Etcd::start(scratch("etcd-ops"));
+    operate(&etcd.url("/keyroute/cache"));
+    // Each key is its own view, and a key that holds none says so.
+    fails(&["view", "show", &etcd.url("/keyroute/none")], 3, "no_view");
+}
+
+/// Publish, a conflict, a rollout (start, advance, abort; start, finish), history and a
+/// rollback, on the source `src`.
+fn operate(src: &str) {
     let first = json(&["view", "publish", src, THREE, "--expect-version", "0", "--json"]);
     assert_eq!(first["version"], 1);
     assert_eq!(first["fingerprint"].as_str().unwrap().len(), 16);
@@ -66,10 +85,7 @@ fn publish_show_history_rollback_and_a_rollout() {
     assert!(stale.contains("holds version 1, not the expected 0"), "{stale}");
     let second = json(&["view", "publish", src, FIVE_TOML, "--expect-version", "1", "--json"]);
     assert_eq!(second["version"], 2);
-    assert_eq!(
-        json(&["view", "show", s(&dir.join("cache.json")), "--json"])["spec"]["nodes"].as_array().unwrap().len(),
-        5
-    );
+    assert_eq!(json(&["view", "show", src, "--json"])["spec"]["nodes"].as_array().unwrap().len(), 5);
 
     // A rollout: start, advance, abort; start again, finish.
     let start = json(&["view", "rollout", src, "--to", FOUR, "--progress", "0.05", "--json"]);
@@ -103,7 +119,8 @@ fn publish_show_history_rollback_and_a_rollout() {
 #[test]
 fn bad_sources_and_documents() {
     let dir = scratch("bad");
-    fails(&["view", "show", "etcd://127.0.0.1:2379/keyroute/cache"], 2, "unknown_source");
+    fails(&["view", "show", "etcd://127.0.0.1/keyroute/cache"], 2, "unknown_source");
+    fails(&["view", "show", "consul://127.0.0.1:8500/keyroute"], 2, "unknown_source");
     fails(&["view", "show", s(&dir.join("none.json"))], 3, "no_view");
     let bad = dir.join("bad.json");
     std::fs::write(&bad, r#"{"version":1,"spec":{"algorithm":"ring","nodes":[{"id":"a"},{"id":"a"}]}}"#).unwrap();

@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 use keyroute_bindings::{Error, ErrorCode, Limits, LiveView, Result, ViewState};
 use notify::{RecursiveMode, Watcher};
 
-use crate::source::{Applier, Sink, Source, Stored, Watch, WatchOptions};
+use crate::source::{Applier, Sink, Source, Stored, Watch, WatchOptions, settle};
 
 /// How many published documents a file source keeps in its history.
 pub const HISTORY: usize = 20;
@@ -92,7 +92,7 @@ impl FileSource {
 }
 
 /// The `version` field of a document, if it has a readable one.
-fn version_of(bytes: &[u8]) -> Option<u64> {
+pub(crate) fn version_of(bytes: &[u8]) -> Option<u64> {
     #[derive(serde::Deserialize)]
     struct Versioned {
         version: u64,
@@ -299,10 +299,4 @@ impl Drop for LockFile {
     fn drop(&mut self) {
         let _ = fs::remove_file(&self.path);
     }
-}
-
-/// Waits until no notification has come for `quiet`, for at most ten times `quiet`.
-fn settle(rx: &mpsc::Receiver<()>, quiet: Duration) {
-    let until = Instant::now() + quiet * 10;
-    while Instant::now() < until && rx.recv_timeout(quiet).is_ok() {}
 }

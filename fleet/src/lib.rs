@@ -6,13 +6,15 @@
 //! Audit and migrate ([`audit`], [`migrate`]) work over memcached and Redis through [`Cache`],
 //! with this crate's own clients of their protocols ([`memcached`], [`redis`]); node addresses
 //! come from the spec or the operator ([`addr`]). Views come from a [`Source`] named by a URL
-//! ([`source::open`]); [`FileSource`] is the file or directory one.
+//! ([`source::open`]): [`FileSource`] is the file or directory one, [`EtcdSource`] one key of an
+//! etcd cluster.
 
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
 
 pub mod addr;
 pub mod audit;
 mod cache;
+pub mod etcd;
 pub mod file;
 pub mod memcached;
 pub mod migrate;
@@ -20,5 +22,6 @@ pub mod redis;
 pub mod source;
 
 pub use cache::{Added, Backend, Cache, Item, Listed};
+pub use etcd::EtcdSource;
 pub use file::FileSource;
 pub use source::{Event, Source, Stored, Watch, WatchOptions};

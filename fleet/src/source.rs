@@ -1,6 +1,5 @@
 //! View sources: where a fleet's view document is stored, named by one URL on every surface
-//! (`file:///etc/keyroute/cache.json`, or a plain path; `etcd://host:port/key` is the next
-//! source to come). A source stores documents, compares and swaps them by version, keeps a
+//! (`file:///etc/keyroute/cache.json` or a plain path, and `etcd://host:port/key`). A source stores documents, compares and swaps them by version, keeps a
 //! history, and feeds a [`LiveView`] with every change it sees.
 
 use std::fmt::Debug;
@@ -13,6 +12,7 @@ use std::time::Duration;
 
 use keyroute_bindings::{Error, ErrorCode, Limits, LiveView, Refusal, Result, ViewDocument, ViewState};
 
+use crate::etcd::EtcdSource;
 use crate::file::FileSource;
 
 /// A stored view document, as a source holds it.
@@ -91,10 +91,11 @@ pub trait Source: Send + Sync + Debug {
 }
 
 /// Opens the source named by `url`: `file:///abs/path` or a plain path (a file, or a
-/// directory holding `view.json`).
+/// directory holding `view.json`), or `etcd://HOST:PORT/KEY` (one key of an etcd v3 cluster,
+/// through its JSON gateway: [`EtcdSource`]).
 ///
 /// # Errors
-/// `unknown_source` for any other scheme.
+/// `unknown_source` for any other scheme, or a malformed URL of these.
 pub fn open(url: &str) -> Result<Box<dyn Source>> {
     if let Some(path) = url.strip_prefix("file://") {
         if !path.starts_with('/') {
@@ -105,10 +106,14 @@ pub fn open(url: &str) -> Result<Box<dyn Source>> {
         }
         return Ok(Box::new(FileSource::new(PathBuf::from(path))));
     }
+    if let Some(rest) = url.strip_prefix("etcd://") {
+        let (endpoint, key) = rest.find('/').map_or((rest, ""), |at| rest.split_at(at));
+        return Ok(Box::new(EtcdSource::new(endpoint, key)?));
+    }
     if let Some((scheme, _)) = url.split_once("://") {
         return Err(Error::new(
             ErrorCode::UnknownSource,
-            format!("{url}: no source for {scheme}:// (the sources are file:// and plain paths)"),
+            format!("{url}: no source for {scheme}:// (the sources are file://, plain paths and etcd://)"),
         ));
     }
     Ok(Box::new(FileSource::new(PathBuf::from(url))))
@@ -239,4 +244,10 @@ impl Applier {
         });
         (self.sink)(&Event::Refused(refusal));
     }
+}
+
+/// Waits until no notification has come for `quiet`, for at most ten times `quiet`.
+pub(crate) fn settle(rx: &std::sync::mpsc::Receiver<()>, quiet: Duration) {
+    let until = std::time::Instant::now() + quiet * 10;
+    while std::time::Instant::now() < until && rx.recv_timeout(quiet).is_ok() {}
 }

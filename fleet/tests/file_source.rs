@@ -276,7 +276,7 @@ fn source_urls() {
     let doc = ViewDocument::new(1, Spec::from_json(&spec(2, "d")).unwrap());
     source::publish(source::open(dir.to_str().unwrap()).unwrap().as_ref(), &doc, 0, &Limits::DEFAULT).unwrap();
     assert!(dir.join("view.json").is_file());
-    for bad in ["etcd://127.0.0.1:2379/keyroute/cache", "file://relative/path"] {
+    for bad in ["etcd://127.0.0.1/keyroute/cache", "consul://127.0.0.1:8500/k", "file://relative/path"] {
         assert_eq!(source::open(bad).unwrap_err().code(), ErrorCode::UnknownSource, "{bad}");
     }
     // A view that does not build is never written.
