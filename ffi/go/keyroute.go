@@ -65,6 +65,17 @@ func Version() string {
 	return C.GoString(C.kr_version())
 }
 
+// StatusName is the library's own snake_case name of a status code ("invalid_spec"), or "" for
+// a number that is no status (kr_status_name). Code.Name gives the same from the generated
+// table, without a call.
+func StatusName(code uint32) string {
+	p := C.kr_status_name(C.uint32_t(code))
+	if p == nil {
+		return ""
+	}
+	return C.GoString(p)
+}
+
 // HeaderVersion is the version of the header this package was compiled against.
 const HeaderVersion = C.KEYROUTE_VERSION_STRING
 
@@ -184,6 +195,9 @@ func wrapRouter(ptr *C.kr_router) (*Router, error) {
 // Close releases the router's C memory. It is idempotent; later calls return ErrClosed.
 // Routers it was given to (a Transition) hold their own copy.
 func (r *Router) Close() error {
+	if r == nil {
+		return nil
+	}
 	r.h.close()
 	return nil
 }

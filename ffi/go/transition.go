@@ -71,6 +71,9 @@ func NewTransition(from, to *Router, progress float64) (*Transition, error) {
 
 // Close releases the transition's C memory; idempotent.
 func (t *Transition) Close() error {
+	if t == nil {
+		return nil
+	}
 	t.h.close()
 	return nil
 }
