@@ -277,26 +277,35 @@ var packedPool = sync.Pool{New: func() any { return new(packed) }}
 // RouteBatch routes every key in one call into C (the core's batch path, which hashes several
 // keys before touching the table): the result's element i is the owner of keys[i].
 func (r *Router) RouteBatch(keys []string) ([]int, error) {
-	nodes := make([]uint32, len(keys))
-	if err := r.RouteBatchInto(nodes, keys); err != nil {
-		return nil, err
+	p := packedPool.Get().(*packed)
+	p.reset()
+	for _, k := range keys {
+		p.buf = append(p.buf, k...)
+		p.ends = append(p.ends, C.size_t(len(p.buf)))
 	}
-	out := make([]int, len(nodes))
-	for i, n := range nodes {
-		out[i] = int(n)
+	return r.routePackedInts(p)
+}
+
+// RouteBatchBytes is RouteBatch for byte keys.
+func (r *Router) RouteBatchBytes(keys [][]byte) ([]int, error) {
+	p := packedPool.Get().(*packed)
+	p.reset()
+	for _, k := range keys {
+		p.buf = append(p.buf, k...)
+		p.ends = append(p.ends, C.size_t(len(p.buf)))
 	}
-	return out, nil
+	return r.routePackedInts(p)
 }
 
 // RouteBatchInto is RouteBatch writing node indices into nodes, which must be at least as long
-// as keys (else ErrBufferTooSmall): after the keys' bytes are copied into one buffer it
+// as keys (else ErrBufferTooSmall): after the keys' bytes are copied into one pooled buffer it
 // allocates nothing.
 func (r *Router) RouteBatchInto(nodes []uint32, keys []string) error {
 	if len(nodes) < len(keys) {
 		return &Error{Code: CodeBufferTooSmall, Message: "nodes is shorter than keys"}
 	}
 	p := packedPool.Get().(*packed)
-	p.buf, p.ends = p.buf[:0], p.ends[:0]
+	p.reset()
 	for _, k := range keys {
 		p.buf = append(p.buf, k...)
 		p.ends = append(p.ends, C.size_t(len(p.buf)))
@@ -306,25 +315,26 @@ func (r *Router) RouteBatchInto(nodes []uint32, keys []string) error {
 	return err
 }
 
-// RouteBatchBytes is RouteBatch for byte keys.
-func (r *Router) RouteBatchBytes(keys [][]byte) ([]int, error) {
-	nodes := make([]uint32, len(keys))
-	p := packedPool.Get().(*packed)
-	p.buf, p.ends = p.buf[:0], p.ends[:0]
-	for _, k := range keys {
-		p.buf = append(p.buf, k...)
-		p.ends = append(p.ends, C.size_t(len(p.buf)))
-	}
+func (p *packed) reset() { p.buf, p.ends = p.buf[:0], p.ends[:0] }
+
+// routePackedInts routes a packed batch into a new []int and returns p to the pool.
+func (r *Router) routePackedInts(p *packed) ([]int, error) {
+	nodes := make([]uint32, len(p.ends))
 	err := r.routePacked(p, nodes)
 	packedPool.Put(p)
 	if err != nil {
 		return nil, err
 	}
+	return ints(nodes), nil
+}
+
+// ints widens node indices to ints.
+func ints(nodes []uint32) []int {
 	out := make([]int, len(nodes))
 	for i, n := range nodes {
 		out[i] = int(n)
 	}
-	return out, nil
+	return out
 }
 
 func (r *Router) routePacked(p *packed, nodes []uint32) error {
@@ -352,10 +362,10 @@ func (r *Router) Replicas(key []byte, count int) ([]int, error) {
 	if !r.h.enter() {
 		return nil, ErrClosed
 	}
-	nodes := make([]C.uint32_t, count)
+	nodes := make([]uint32, count)
 	var p *C.uint32_t
 	if count > 0 {
-		p = &nodes[0]
+		p = (*C.uint32_t)(unsafe.Pointer(&nodes[0]))
 	}
 	runtime.LockOSThread()
 	err := check(C.kr_replicas(r.ptr, bytePtr(key), C.size_t(len(key)), p, C.size_t(count)))
@@ -364,11 +374,7 @@ func (r *Router) Replicas(key []byte, count int) ([]int, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]int, count)
-	for i, n := range nodes {
-		out[i] = int(n)
-	}
-	return out, nil
+	return ints(nodes), nil
 }
 
 // Spread is read spreading for a hot key: the (selector mod r)-th of the key's first r
