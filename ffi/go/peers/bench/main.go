@@ -5,13 +5,25 @@
 // hand-written binary search), at N = 10, 100 and 1000 nodes with the same points per node as
 // keyroute's ring. It also times a cgo call into an empty C function, the floor of any per-call
 // cgo cost. Each figure is the median over -runs passes of ns per key over -keys keys
-// "user:NNNNNNN" in a random order; implementations alternate within each pass.
+// "user:NNNNNNN" in a random order; implementations alternate within each pass. Times are the
+// measuring thread's CPU time (the goroutine is locked to its thread), as the Java bench's are,
+// so that other load on a shared machine moves them less than wall time.
 //
 // Usage (ffi/go/bench.sh builds it against a release install): bench [-keys N] [-runs N]
 package main
 
 /*
+#include <time.h>
+
 static void krbench_noop(void) {}
+
+// The calling thread's CPU time in ns (the machine may be shared: CPU time is steadier than
+// wall time).
+static long long krbench_thread_ns(void) {
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
 */
 import "C"
 
@@ -24,7 +36,6 @@ import (
 	"runtime"
 	"sort"
 	"strconv"
-	"time"
 
 	"github.com/golang/groupcache/consistenthash"
 	keyroute "github.com/keyroute/keyroute/ffi/go"
@@ -86,19 +97,20 @@ func main() {
 	keyCount := flag.Int("keys", 1000000, "keys per pass")
 	runs := flag.Int("runs", 7, "passes per figure (the median is reported)")
 	flag.Parse()
+	runtime.LockOSThread()
 	rng := rand.New(rand.NewSource(42))
 	keys := make([]string, *keyCount)
 	for i := range keys {
 		keys[i] = fmt.Sprintf("user:%07d", rng.Intn(10000000))
 	}
-	fmt.Printf("keyroute %s, %s; %d keys a pass, median of %d passes, ns per key\n", keyroute.Version(), runtime.Version(), len(keys), *runs)
+	fmt.Printf("keyroute %s, %s; %d keys a pass, median of %d passes, CPU ns per key\n", keyroute.Version(), runtime.Version(), len(keys), *runs)
 
 	noop := func() float64 {
-		start := time.Now()
+		start := C.krbench_thread_ns()
 		for range keys {
 			C.krbench_noop()
 		}
-		return float64(time.Since(start).Nanoseconds()) / float64(len(keys))
+		return float64(C.krbench_thread_ns()-start) / float64(len(keys))
 	}
 	var noops []float64
 	for run := 0; run < *runs; run++ {
@@ -168,9 +180,9 @@ func main() {
 		times := make([][]float64, len(impls))
 		for run := 0; run < *runs; run++ {
 			for i, f := range impls {
-				start := time.Now()
+				start := C.krbench_thread_ns()
 				sink += f()
-				times[i] = append(times[i], float64(time.Since(start).Nanoseconds())/float64(len(keys)))
+				times[i] = append(times[i], float64(C.krbench_thread_ns()-start)/float64(len(keys)))
 			}
 		}
 		med := make([]float64, len(impls))
