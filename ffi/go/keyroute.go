@@ -26,6 +26,21 @@ package keyroute
 #include <string.h>
 #include "keyroute.h"
 
+// One lookup with the status and the node packed into the return value (status << 32 | node),
+// so that the Go side passes no out-pointer: cgo makes every pointer it passes escape, and a
+// local out-parameter would be a heap allocation per call.
+static inline uint64_t krgo_route(const kr_router *r, const uint8_t *key, size_t len) {
+	uint32_t node = 0;
+	kr_status s = kr_route(r, key, len, &node);
+	return ((uint64_t)s << 32) | node;
+}
+
+static inline uint64_t krgo_route_hash(const kr_router *r, uint64_t hash) {
+	uint32_t node = 0;
+	kr_status s = kr_route_hash(r, hash, &node);
+	return ((uint64_t)s << 32) | node;
+}
+
 // Routes n keys packed back to back in buf (key i ends at ends[i]) into nodes, in chunks of
 // kr_key descriptors built on this stack, so that no Go pointer is ever stored in memory that
 // outlives the call.
@@ -217,12 +232,11 @@ func (r *Router) Route(key []byte) (int, error) {
 	if !r.h.enter() {
 		return 0, ErrClosed
 	}
-	var node C.uint32_t
 	runtime.LockOSThread()
-	err := check(C.kr_route(r.ptr, bytePtr(key), C.size_t(len(key)), &node))
+	node, err := unpack(C.krgo_route(r.ptr, bytePtr(key), C.size_t(len(key))))
 	runtime.UnlockOSThread()
 	r.h.leave()
-	return int(node), err
+	return node, err
 }
 
 // RouteString routes a text key by its UTF-8 bytes, as Route does, without copying it.
@@ -230,12 +244,11 @@ func (r *Router) RouteString(key string) (int, error) {
 	if !r.h.enter() {
 		return 0, ErrClosed
 	}
-	var node C.uint32_t
 	runtime.LockOSThread()
-	err := check(C.kr_route(r.ptr, stringPtr(key), C.size_t(len(key)), &node))
+	node, err := unpack(C.krgo_route(r.ptr, stringPtr(key), C.size_t(len(key))))
 	runtime.UnlockOSThread()
 	r.h.leave()
-	return int(node), err
+	return node, err
 }
 
 // RouteID gives the id of the node that owns key.
@@ -436,12 +449,11 @@ func (r *Router) RouteHash(hash uint64) (int, error) {
 	if !r.h.enter() {
 		return 0, ErrClosed
 	}
-	var node C.uint32_t
 	runtime.LockOSThread()
-	err := check(C.kr_route_hash(r.ptr, C.uint64_t(hash), &node))
+	node, err := unpack(C.krgo_route_hash(r.ptr, C.uint64_t(hash)))
 	runtime.UnlockOSThread()
 	r.h.leave()
-	return int(node), err
+	return node, err
 }
 
 // Fingerprint is the fingerprint of the router's view (XXH3-64 of its canonical spec): two
@@ -527,6 +539,15 @@ func (r *Router) String() string {
 		return "keyroute.Router(closed)"
 	}
 	return "keyroute.Router(" + strconv.Itoa(len(r.ids)) + " nodes)"
+}
+
+// unpack splits a krgo_* result into the node and the error of its status (read while the
+// caller holds its OS thread).
+func unpack(v C.uint64_t) (int, error) {
+	if st := C.kr_status(v >> 32); st != C.KR_OK {
+		return 0, check(st)
+	}
+	return int(uint32(v)), nil
 }
 
 // bytePtr is the address of b's first byte for C (NULL for an empty slice, which the C ABI

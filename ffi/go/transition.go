@@ -2,6 +2,13 @@ package keyroute
 
 /*
 #include "keyroute.h"
+
+// kr_transition_route with the status and the node packed as krgo_route packs them.
+static inline uint64_t krgo_transition_route(const kr_transition *t, const uint8_t *key, size_t len) {
+	uint32_t node = 0;
+	kr_status s = kr_transition_route(t, key, len, &node);
+	return ((uint64_t)s << 32) | node;
+}
 */
 import "C"
 
@@ -116,12 +123,11 @@ func (t *Transition) Route(key []byte) (int, error) {
 	if !t.h.enter() {
 		return 0, ErrClosed
 	}
-	var node C.uint32_t
 	runtime.LockOSThread()
-	err := check(C.kr_transition_route(t.ptr, bytePtr(key), C.size_t(len(key)), &node))
+	node, err := unpack(C.krgo_transition_route(t.ptr, bytePtr(key), C.size_t(len(key))))
 	runtime.UnlockOSThread()
 	t.h.leave()
-	return int(node), err
+	return node, err
 }
 
 // RouteWithFallback gives the key's owner and, when it has cut over, the node that owned it
