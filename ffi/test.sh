@@ -15,7 +15,9 @@
 #      tarball, which scripts/dist/test-c.sh tests with CMake), checks the versioned library
 #      names and the installed corpus, and compiles the quickstart again through pkg-config;
 #   5. compiles the Java package and runs its tests: its own (every method and error kind), the
-#      whole conformance corpus, and keyroute through JNA against spymemcached and Guava.
+#      whole conformance corpus, and keyroute through JNA against spymemcached and Guava;
+#   6. runs the Go package's tests against the install of step 4 (ffi/go/test.sh): its own, the
+#      whole corpus, and gomemcache with keyroute's selector on real memcached.
 #
 # Closes with "ffi: N passed, M failed" (N, M: steps); exits non-zero if any step failed.
 set -euo pipefail
@@ -213,6 +215,15 @@ if "${JAVA_RUN[@]}" PeerAgreementTest; then
   pass "Java (JNA) agrees with spymemcached and Guava"
 else
   fail "Java (JNA) against spymemcached and Guava"
+fi
+
+# ---------------------------------------------------------------- 6. Go through the C ABI
+# The Go package (ffi/go) against the install of step 4: its tests, the corpus as installed,
+# both links, the race detector, and gomemcache on real memcached (ffi/go/test.sh).
+if "$FFI/go/test.sh" --prefix "$prefix" --libdir "$libdir"; then
+  pass "Go package: every method and error kind, the corpus, gomemcache on memcached (ffi/go/test.sh)"
+else
+  fail "Go package (ffi/go/test.sh)"
 fi
 
 echo "ffi: $steps_passed passed, $steps_failed failed"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make lint`: every formatter and linter in check mode, installing the tools it needs
 # (idempotently): rustfmt and clippy (scripts/setup.sh), ruff (pinned, into build/tools-venv),
-# Debian's shellcheck and cargo-deny (pinned, cargo install). Also checks that every generated
+# Debian's shellcheck, gofmt and cargo-deny (pinned, cargo install). Also checks that every generated
 # file is current and that the dependency graph passes deny.toml (licences, bans, sources).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,6 +12,7 @@ VENV=build/tools-venv
 # shellcheck source=scripts/lib.sh
 source scripts/lib.sh
 command -v shellcheck >/dev/null || apt_install shellcheck
+command -v gofmt >/dev/null || apt_install golang-go
 if [[ $("$VENV/bin/ruff" --version 2>/dev/null) != "ruff $RUFF_VERSION" ]]; then
   [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV" || { apt_install python3-venv && python3 -m venv "$VENV"; }
   "$VENV/bin/python" -m pip install -q --disable-pip-version-check "ruff==$RUFF_VERSION"
@@ -37,6 +38,9 @@ echo "lint: cargo deny (licences, bans, sources; offline once fetched, from Carg
 cargo deny --offline --locked check licenses bans sources
 echo "lint: ruff"
 "$VENV/bin/ruff" check .
+echo "lint: gofmt (ffi/go; go vet needs the C library and runs in ffi/go/test.sh)"
+unformatted=$(gofmt -l ffi/go)
+[[ -z $unformatted ]] || { echo "lint: gofmt -w these: $unformatted" >&2; exit 1; }
 echo "lint: shellcheck"
 git ls-files -z '*.sh' .ci/run | xargs -0 shellcheck -x --severity=warning
 echo "lint: the docs stand alone (no reference to a document outside the repository)"

@@ -8,6 +8,7 @@
 
 mod cjs;
 mod docs;
+mod golang;
 mod header;
 mod java;
 mod js;
@@ -40,6 +41,7 @@ fn outputs(root: &Path) -> Result<Vec<Output>, String> {
     all.extend(docs::outputs(root)?);
     all.extend(js::outputs());
     all.extend(java::outputs());
+    all.push(golang::output());
     all.extend(cjs::outputs(root)?);
 
     Ok(all)

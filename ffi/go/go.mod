@@ -1,0 +1,3 @@
+module github.com/keyroute/keyroute/ffi/go
+
+go 1.19
