@@ -3,9 +3,9 @@
 //! - `SCAN <cursor> COUNT 1000` until the cursor is 0 lists every key (a key added or removed
 //!   during the scan may or may not be listed, as `SCAN` promises);
 //! - `MEMORY USAGE <key>` for sizes (Redis 4.0 and later);
-//! - a three-line Lua script (`EVAL`, one call for a whole round of keys) reads each key's
-//!   `PTTL` and `DUMP` at one instant: its remaining TTL in milliseconds (`-2`: absent, `-1`:
-//!   never expires) and its serialized value (any type);
+//! - a one-line Lua script (`EVAL`) reads a key's `PTTL` and `DUMP` at one instant: its
+//!   remaining TTL in milliseconds (`-2`: absent, `-1`: never expires) and its serialized value
+//!   (any type);
 //! - `RESTORE <key> <ttl> <payload>` without `REPLACE` adds it: `BUSYKEY` when the key exists,
 //!   which is never overwritten; the TTL is the remaining one (0 would mean "never expires",
 //!   so a key with no time left is not copied);
@@ -20,7 +20,7 @@ use keyroute_bindings::Result;
 use crate::addr::NodeAddr;
 use crate::cache::{Added, Cache, Conn, Item, Listed, number, signed};
 
-/// Keys per pipelined round (a fetch sends one script call for the round). As for memcached, either
+/// Keys per pipelined round (a fetch sends four commands per key). As for memcached, either
 /// the requests or the replies of a round are small, so writing it whole cannot stall.
 const ROUND: usize = 512;
 
@@ -31,13 +31,9 @@ const MAX_DEPTH: u32 = 3;
 /// The longest array read (a `SCAN` page, an `EXEC` result).
 const MAX_ARRAY: u64 = 1 << 20;
 
-/// Each key's remaining TTL in milliseconds and its `DUMP`, as one flat list (`PTTL` of
-/// `KEYS[1]`, its `DUMP`, `PTTL` of `KEYS[2]`, …), read at one instant (a script runs alone):
-/// one command for a round of keys, where `MULTI`, `PTTL`, `DUMP`, `EXEC` are four a key. A
-/// missing key's `DUMP` is Lua's `false`, which keeps its place in the list (a nil reply).
-const READ_WITH_TTL: &[u8] = b"local r = {}\n\
-for i, k in ipairs(KEYS) do r[2 * i - 1] = redis.call('PTTL', k); r[2 * i] = redis.call('DUMP', k) end\n\
-return r";
+/// `KEYS[1]`'s remaining TTL in milliseconds and its `DUMP`, read at one instant (a script runs
+/// alone): one command per key where `MULTI`, `PTTL`, `DUMP`, `EXEC` are four.
+const READ_WITH_TTL: &[u8] = b"return {redis.call('PTTL', KEYS[1]), redis.call('DUMP', KEYS[1])}";
 
 /// Deletes `KEYS[1]` only while its `DUMP` is still `ARGV[1]`, the payload that was copied: a
 /// value a client wrote on the old owner since is kept.
@@ -183,26 +179,21 @@ impl Cache for Redis {
     fn fetch(&mut self, keys: &[&[u8]]) -> Result<Vec<Option<Item>>> {
         let mut out = Vec::with_capacity(keys.len());
         for round in keys.chunks(ROUND) {
-            let count = round.len().to_string();
-            let mut command: Vec<&[u8]> = vec![&b"EVAL"[..], READ_WITH_TTL, count.as_bytes()];
-            command.extend_from_slice(round);
-            let reply = self.command(&command)?;
-            let Reply::Array(Some(list)) = &reply else {
-                return Err(self.unexpected("EVAL (read with TTL)", &reply));
-            };
-            if list.len() != 2 * round.len() {
-                return Err(self.unexpected("EVAL (read with TTL)", &reply));
-            }
-            for pair in list.chunks(2) {
-                out.push(match pair {
-                    [Reply::Int(-1), Reply::Bulk(Some(payload))] => {
+            let commands: Vec<Vec<&[u8]>> =
+                round.iter().map(|&key| vec![&b"EVAL"[..], READ_WITH_TTL, b"1", key]).collect();
+            for reply in self.pipeline(&commands)? {
+                let Reply::Array(Some(pair)) = &reply else {
+                    return Err(self.unexpected("EVAL (read with TTL)", &reply));
+                };
+                out.push(match (pair.first(), pair.get(1)) {
+                    (Some(Reply::Int(-1)), Some(Reply::Bulk(Some(payload)))) => {
                         Some(Item { value: payload.clone(), ttl_ms: None, flags: 0, cas: 0 })
                     }
-                    [Reply::Int(ttl), Reply::Bulk(Some(payload))] if *ttl > 0 => {
-                        Some(Item { value: payload.clone(), ttl_ms: u64::try_from(*ttl).ok(), flags: 0, cas: 0 })
+                    (Some(&Reply::Int(ttl)), Some(Reply::Bulk(Some(payload)))) if ttl > 0 => {
+                        Some(Item { value: payload.clone(), ttl_ms: u64::try_from(ttl).ok(), flags: 0, cas: 0 })
                     }
-                    // Absent (-2, and DUMP's nil), or no time left (0).
-                    [Reply::Int(_), Reply::Bulk(_)] => None,
+                    // Absent (-2, and Lua ends the list at DUMP's nil), or no time left (0).
+                    (Some(Reply::Int(_)), _) => None,
                     _ => return Err(self.unexpected("EVAL (read with TTL)", &reply)),
                 });
             }
