@@ -58,9 +58,9 @@ class Hasher:
     ``get_node`` never locks and may run in many threads while servers are added or removed.
     Keys may be ``str`` (routed as UTF-8) or ``bytes``; ``"k"`` and ``b"k"`` go to the same
     node. Presets that read a host and a port (``spymemcached``, ``libmemcached``,
-    ``twemproxy``) take the ``"host:port"`` names ``HashClient`` gives (``"[::1]:11211"`` for
-    IPv6; ``"host"`` alone is port 11211); ``add_node`` refuses any other name with
-    ``InvalidSpecError`` and leaves the hasher as it was.
+    ``twemproxy``) take the ``"host:port"`` names ``HashClient`` gives (for IPv6 both
+    ``"[::1]:11211"`` and HashClient's own ``"::1:11211"``; ``"host"`` alone is port 11211);
+    ``add_node`` refuses any other name with ``InvalidSpecError`` and leaves the hasher as it was.
     """
 
     def __init__(
@@ -121,13 +121,29 @@ class Hasher:
         if nodes:
             weighted = {n: self.weights.get(n, 1) for n in nodes}
             if _native.node_form(self.algorithm) == "servers":
-                # The constructors' own reading of "host:port" (ids stay the names as written).
-                spec_nodes = server_list(weighted)
+                spec_nodes = _server_nodes(weighted)
             else:
                 spec_nodes = [{"id": n, "weight": w} for n, w in weighted.items()]
             router = Router({"algorithm": self.algorithm, "params": self.params, "nodes": spec_nodes})
         self._router = router
         self._nodes = nodes
+
+
+def _server_nodes(weighted: Dict[str, int]) -> List[Dict[str, Any]]:
+    """Spec nodes for HashClient's server names, split into host and port by the constructors'
+    own reader of ``"host:port"`` (``keyroute.Spymemcached([...])``'s); each keeps its name as
+    its id. HashClient names an IPv6 server ``(host, port)`` as ``"::1:11211"``, unbracketed: a
+    name with more than one ``:`` and no ``[`` is read as that, the port after the last ``:``."""
+    names = list(weighted)
+    addresses = {}
+    for name in names:
+        host, sep, port = name.rpartition(":")
+        unbracketed_v6 = sep and ":" in host and not name.startswith("[")
+        addresses[f"[{host}]:{port}" if unbracketed_v6 else name] = weighted[name]
+    spec_nodes = server_list(addresses)
+    for node, name in zip(spec_nodes, names):
+        node["id"] = name
+    return spec_nodes
 
 
 class RendezvousHash:
