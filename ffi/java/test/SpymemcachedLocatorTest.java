@@ -12,7 +12,8 @@
 //
 // It also checks the read-only copy MemcachedClient.getNodeLocator() hands out (spymemcached's
 // MemcachedNodeROImpl nodes, the same routes, updateLocator refused), getSequence (the key's
-// replica order after its primary) and the typed errors.
+// replica order after its primary; and in use: with FailureMode.Redistribute and a server
+// stopped, that server's keys land on their second replica) and the typed errors.
 //
 // Usage: java -cp jna.jar:spymemcached.jar:classes -Djna.library.path=DIR
 //        SpymemcachedLocatorTest KEYROUTE_CLI [keys per case, default 100000]
@@ -417,6 +418,75 @@ public final class SpymemcachedLocatorTest {
         + "empty for jump (no replica order)");
   }
 
+  /**
+   * getSequence in use: with FailureMode.Redistribute and one server stopped, spymemcached sends
+   * the keys of the stopped server to the first active node of getSequence, which for keyroute
+   * is the key's second replica. Stops the last server (run last).
+   */
+  static void failover() throws Exception {
+    String name = "failover (Redistribute, a server stopped)";
+    Logger.getLogger("net.spy.memcached").setLevel(Level.SEVERE); // the lost connection's warnings are expected
+    ConnectionFactory base = new ConnectionFactoryBuilder().setOpTimeout(60_000)
+        .setFailureMode(FailureMode.Redistribute).build();
+    KeyrouteConnectionFactory cf = new KeyrouteConnectionFactory(base, "ring", null);
+    MemcachedClient client = new MemcachedClient(cf, fresh());
+    try {
+      check(client.set("warm", 0, "v").get(60, TimeUnit.SECONDS), name + ": a first write");
+      int down = addresses.size() - 1;
+      KeyrouteNodeLocator live = cf.locator();
+      List<MemcachedNode> nodes = new ArrayList<>(live.getAll());
+      for (MemcachedNode n : nodes) { // every connection made before the server goes
+        for (int i = 0; i < 400 && !n.isActive(); i++) {
+          Thread.sleep(25);
+        }
+      }
+      stop(servers.get(down));
+      // The client sees a server go only when it next talks to it: write to one of its keys
+      // until its connection is marked inactive.
+      MemcachedNode gone = nodes.get(down);
+      Router owner = live.router();
+      String probe = null;
+      for (int i = 0; probe == null; i++) {
+        probe = owner.route("probe:" + i) == down ? "probe:" + i : null;
+      }
+      for (int i = 0; i < 100 && gone.isActive(); i++) {
+        try {
+          client.set(probe, 0, "v").get(1, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+          // expected: the server is gone
+        }
+        Thread.sleep(50);
+      }
+      check(!gone.isActive(), name + ": the client sees " + addresses.get(down) + " down");
+      List<String> ks = keys("fo:").subList(0, Math.min(keys, 20_000));
+      check(setAll(client, ks), name + ": " + ks.size() + " keys set");
+      Router r = live.router();
+      int moved = 0;
+      for (String k : ks) {
+        moved += r.route(k) == down ? 1 : 0;
+      }
+      // The stopped server cannot be read: verify on the others, expecting its keys' second replica.
+      List<InetSocketAddress> up = addresses.subList(0, down);
+      Map<String, Integer> where = new HashMap<>();
+      for (int s = 0; s < up.size(); s++) {
+        for (String k : dump(up.get(s), "fo:")) {
+          where.put(k, s);
+        }
+      }
+      int agree = 0;
+      for (String k : ks) {
+        int[] order = r.replicas(k, 2);
+        int want = order[0] == down ? order[1] : order[0];
+        Integer got = where.get(k);
+        agree += got != null && got == want ? 1 : 0;
+      }
+      check(agree == ks.size() && moved > 0, name + ": " + agree + "/" + ks.size() + " keys on their owner, the "
+          + moved + " of the stopped server on their second replica");
+    } finally {
+      client.shutdown(10, TimeUnit.SECONDS);
+    }
+  }
+
   static void errors() {
     List<MemcachedNode> twice = List.of(proxyNode(addresses.get(0)), proxyNode(addresses.get(0)));
     boolean dup = false;
@@ -464,6 +534,7 @@ public final class SpymemcachedLocatorTest {
       clientCase("native ring", "d:", "ring", null, null, cli(keyroute, keys("d:")));
       membership();
       errors();
+      failover();
     } finally {
       for (Process p : servers) {
         stop(p);
