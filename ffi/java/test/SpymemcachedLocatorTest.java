@@ -124,8 +124,25 @@ public final class SpymemcachedLocatorTest {
     }
   }
 
-  /** The keys stored on one server that start with {@code prefix}, read with `lru_crawler metadump all`. */
-  static List<String> dump(InetSocketAddress server, String prefix) throws IOException {
+  /**
+   * The keys stored on one server that start with {@code prefix}, read with `lru_crawler metadump
+   * all`, asked again while memcached answers BUSY (its own background crawl is running).
+   */
+  static List<String> dump(InetSocketAddress server, String prefix) throws IOException, InterruptedException {
+    for (int attempt = 0; ; attempt++) {
+      List<String> found = dumpOnce(server, prefix);
+      if (found != null) {
+        return found;
+      }
+      if (attempt == 600) {
+        throw new IOException("metadump on " + server + ": still BUSY after a minute");
+      }
+      Thread.sleep(100);
+    }
+  }
+
+  /** One metadump, or null when memcached answered BUSY. */
+  static List<String> dumpOnce(InetSocketAddress server, String prefix) throws IOException {
     List<String> found = new ArrayList<>();
     try (Socket s = new Socket(server.getAddress(), server.getPort())) {
       s.setSoTimeout(30_000);
@@ -135,7 +152,10 @@ public final class SpymemcachedLocatorTest {
       BufferedReader in = new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.UTF_8));
       String line;
       while ((line = in.readLine()) != null && !line.equals("END")) {
-        if (line.startsWith("ERROR") || line.startsWith("BUSY") || line.startsWith("CLIENT_ERROR")) {
+        if (line.startsWith("BUSY")) {
+          return null;
+        }
+        if (line.startsWith("ERROR") || line.startsWith("CLIENT_ERROR")) {
           throw new IOException("metadump on " + server + ": " + line);
         }
         if (line.startsWith("key=")) {
@@ -186,7 +206,8 @@ public final class SpymemcachedLocatorTest {
    * Every key of {@code ks} (all starting with {@code prefix}) is on the server {@code expected}
    * names (an index into {@link #addresses}), and on no other.
    */
-  static void verify(String name, String prefix, List<String> ks, Function<String, Integer> expected) throws IOException {
+  static void verify(String name, String prefix, List<String> ks, Function<String, Integer> expected)
+      throws IOException, InterruptedException {
     Map<String, Integer> where = new HashMap<>(ks.size() * 2);
     int duplicates = 0;
     for (int s = 0; s < addresses.size(); s++) {
