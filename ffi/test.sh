@@ -15,7 +15,8 @@
 #      tarball, which scripts/dist/test-c.sh tests with CMake), checks the versioned library
 #      names and the installed corpus, and compiles the quickstart again through pkg-config;
 #   5. compiles the Java package and runs its tests: its own (every method and error kind), the
-#      whole conformance corpus, and keyroute through JNA against spymemcached and Guava;
+#      whole conformance corpus, keyroute through JNA against spymemcached and Guava, and the
+#      spymemcached NodeLocator in a real MemcachedClient against memcached servers it starts;
 #   6. runs the Go package's tests against the install of step 4 (ffi/go/test.sh): its own, the
 #      whole corpus, and gomemcache with keyroute's selector on real memcached.
 #
@@ -37,11 +38,13 @@ fail() { steps_failed=$((steps_failed + 1)); echo "FAILED: $1" >&2; }
 # shellcheck source=scripts/lib.sh
 source "$ROOT/scripts/lib.sh"
 need=(gcc make pkg-config valgrind libjansson-dev libjna-java libspymemcached-java libguava-java git)
+command -v memcached >/dev/null || [ -x /usr/bin/memcached ] || need+=(memcached) # the NodeLocator test's servers
 command -v javac >/dev/null && command -v java >/dev/null || need+=(default-jdk-headless)
 apt_install "${need[@]}"
 
 # ---------------------------------------------------------------- 2. library and header
 cargo build -p keyroute-ffi --locked
+cargo build -p keyroute-cli --locked --bin keyroute # the NodeLocator test's reference for the native ring
 SHARED="$(shared_lib_dir "$LIB")" # $LIB's library, also under its SONAME, for the shared links
 if cargo test -p keyroute-ffi --locked >"$OUT/cargo-test.log" 2>&1; then
   grep -E '^test result' "$OUT/cargo-test.log" || true
@@ -215,6 +218,13 @@ if "${JAVA_RUN[@]}" PeerAgreementTest; then
   pass "Java (JNA) agrees with spymemcached and Guava"
 else
   fail "Java (JNA) against spymemcached and Guava"
+fi
+# The spymemcached NodeLocator in a real MemcachedClient, against memcached servers it starts
+# on 127.0.0.1: 100,000 keys a case, read back from each server.
+if "${JAVA_RUN[@]}" SpymemcachedLocatorTest "$LIB/keyroute" 100000; then
+  pass "Java spymemcached NodeLocator: keys land where KetamaNodeLocator and keyroute route put them"
+else
+  fail "Java spymemcached NodeLocator (ffi/java/test/SpymemcachedLocatorTest.java)"
 fi
 
 # ---------------------------------------------------------------- 6. Go through the C ABI

@@ -5,14 +5,23 @@
 # among them the conformance corpus through the package's runner (test_conformance.py) and
 # `python -m keyroute.conformance` itself (test_conformance_cli.py: the shipped corpus, filters,
 # JUnit XML, tampered vectors), and the drop-ins live against the real peers
-# (test_uhashring_dropin.py, test_pymemcache_rendezvous.py), and pymemcache's own tests against
-# keyroute's RendezvousHash (test_peer_suites.py).
+# (test_uhashring_dropin.py, test_pymemcache_rendezvous.py), pymemcache's own tests against
+# keyroute's RendezvousHash (test_peer_suites.py), and a spymemcached client (Java) writing what
+# pymemcache with keyroute's Hasher reads back (test_mixed_fleet.py).
 set -euo pipefail
 command -v memcached >/dev/null || [ -x /usr/bin/memcached ] || NEED_MEMCACHED=1
 source "$(dirname "$0")/setup-venv.sh"   # cd's to the repo root; sets VENV
 if [ -n "${NEED_MEMCACHED:-}" ]; then
   echo "py: installing memcached"
   apt_install memcached
+fi
+# The mixed-fleet test's Java writer (tests/java): a JDK and Debian's spymemcached jar.
+java_need=()
+[ -f /usr/share/java/spymemcached.jar ] || java_need+=(libspymemcached-java)
+command -v javac >/dev/null && command -v java >/dev/null || java_need+=(default-jdk-headless)
+if ((${#java_need[@]})); then
+  echo "py: installing ${java_need[*]}"
+  apt_install "${java_need[@]}"
 fi
 # Debian starts the memcached service on install; the tests start their own servers on
 # 127.0.0.1:27500-27599 and stop only those.

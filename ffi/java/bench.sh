@@ -5,6 +5,9 @@
 #   Java: ffi/java/bench/io/github/keyroute/Bench.java   route(byte[]), route(String), routeBatch
 #         (1024 keys a call) through JNA direct mapping; spymemcached 2.12 getPrimary(String); the
 #         raw direct-mapped kr_route, an interface-mapped kr_route, and a call that does no work
+#         ffi/java/bench/io/github/keyroute/LocatorBench.java   getPrimary(String) of keyroute's
+#         spymemcached NodeLocator (the preset and the ring) against KetamaNodeLocator's, at
+#         N = 10, 100 and 1000 servers
 #   Rust: ffi/java/bench/core_route.rs   keyroute_bindings::Router::route / route_batch (what
 #         kr_route / kr_route_batch call) on the same specs and keys
 #
@@ -44,6 +47,7 @@ log="$work/bench.log"
 for ((round = 1; round <= ROUNDS; round++)); do
   java -Xms2g -Xmx2g -cp "$CP:$work/classes" -Djna.library.path="$LIB" io.github.keyroute.Bench "$RUNS" "$work" >>"$log"
   "$LIB/examples/java_bench_core" "$RUNS" ring="$work/ring.json" spy="$work/spy.json" >>"$log"
+  java -Xms2g -Xmx2g -cp "$CP:$work/classes" -Djna.library.path="$LIB" io.github.keyroute.LocatorBench "$RUNS" >>"$log"
   echo "round $round/$ROUNDS done" >&2
 done
 
@@ -83,4 +87,12 @@ awk -v rounds="$ROUNDS" -v runs="$RUNS" -v keys="$KEYS" -v jv="$java_version" '
     row("Java/JNA  route(byte[])", "java spy-route-bytes", "java spy-peer-getPrimary", "vs getPrimary")
     row("Java/JNA  routeBatch(byte[][]) (1024 keys a call)", "java spy-batch", "java spy-peer-getPrimary", "vs getPrimary")
     row("Java/JNA  route(String)", "java spy-route-string", "rust spy-route", "vs Rust route")
+    print "spymemcached NodeLocator.getPrimary(String), N servers x 160 points (ketama)"
+    split("10 100 1000", ns, " ")
+    for (i = 1; i <= 3; i++) {
+      n = ns[i]
+      row("N=" n " spymemcached KetamaNodeLocator", "java locator-" n "-peer", "", "")
+      row("N=" n " KeyrouteNodeLocator (spymemcached preset)", "java locator-" n "-spymemcached", "java locator-" n "-peer", "vs KetamaNodeLocator")
+      row("N=" n " KeyrouteNodeLocator (ring)", "java locator-" n "-ring", "java locator-" n "-peer", "vs KetamaNodeLocator")
+    }
   }' "$log"

@@ -34,6 +34,15 @@ fn parse_server(py: Python<'_>, address: &Bound<'_, PyString>) -> PyResult<(Stri
     Ok((node.host.unwrap_or_default(), node.port.unwrap_or_default()))
 }
 
+/// The node form (`nodes`, `buckets`, `servers` or `slot_ranges`) the algorithm or preset
+/// `algorithm` is built from (the registry's), or `None` for a name the registry lacks (the
+/// router then reports it). `servers` means its nodes carry a host and a port.
+#[pyfunction]
+#[pyo3(signature = (algorithm, /))]
+fn node_form(algorithm: &str) -> Option<&'static str> {
+    keyroute_bindings::registry::find(algorithm).map(|a| a.nodes.name())
+}
+
 /// A constructor's node argument (JSON text) as a spec's `nodes` list (JSON text), read in
 /// `form` (`nodes`, `buckets`, `servers` or `slot_ranges`) under the limits a router will be
 /// built with (`keyroute_bindings::nodes::spec_nodes`). Limits that do not parse bound the
@@ -97,6 +106,7 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(error_table, m)?)?;
     m.add_function(wrap_pyfunction!(parse_server, m)?)?;
     m.add_function(wrap_pyfunction!(spec_nodes, m)?)?;
+    m.add_function(wrap_pyfunction!(node_form, m)?)?;
     m.add_function(wrap_pyfunction!(router::router_from_file, m)?)?;
     m.add_function(wrap_pyfunction!(client_selector, m)?)?;
     m.add_function(wrap_pyfunction!(split_keys, m)?)?;

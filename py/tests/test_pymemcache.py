@@ -90,3 +90,44 @@ def test_hasher_options() -> None:
     with pytest.raises(keyroute.UnknownAlgorithmError):
         bad.add_node("a:1")
     assert bad.nodes == [] and bad.get_node("k") is None, "a failed change leaves the hasher as it was"
+
+
+#: The presets built from servers, with parameters, and the constructor that must agree.
+SERVER_PRESETS = [
+    ("spymemcached", {}, lambda s: keyroute.Spymemcached(s)),
+    ("spymemcached", {"hash": "fnv1a_32", "format": "libmemcached"}, lambda s: keyroute.Spymemcached(s, hash="fnv1a_32", format="libmemcached")),
+    ("libmemcached", {"distribution": "ketama"}, lambda s: keyroute.Libmemcached(s, distribution="ketama")),
+    ("libmemcached", {"distribution": "ketama_weighted"}, lambda s: keyroute.Libmemcached(s, distribution="ketama_weighted")),
+    ("twemproxy", {}, lambda s: keyroute.Twemproxy(s)),
+]
+
+
+@pytest.mark.parametrize(("algorithm", "params", "constructor"), SERVER_PRESETS)
+def test_hasher_takes_hashclient_server_names(algorithm: str, params: Any, constructor: Any) -> None:
+    # HashClient's names for ("127.0.0.1", 21211) and friends, IPv6 bracketed and as HashClient
+    # writes it ("::1:11213"), a host name.
+    names = ["127.0.0.1:21211", "10.0.0.2:11211", "[::1]:11212", "::1:11213", "cache-e.example:11214"]
+    hasher = Hasher.factory(algorithm, params)()
+    for n in names:
+        hasher.add_node(n)
+    assert hasher.nodes == names
+    same = constructor(["127.0.0.1:21211", "10.0.0.2:11211", "[::1]:11212", "[::1]:11213", "cache-e.example:11214"])
+    keys = [f"user:{i}" for i in range(3000)]
+    bracketed = {"::1:11213": "[::1]:11213"}
+    assert [bracketed.get(n, n) for n in map(hasher.get_node, keys)] == same.route_many(keys)
+    assert hasher.router is not None and hasher.router.fingerprint != 0
+    hasher.remove_node("10.0.0.2:11211")
+    assert "10.0.0.2:11211" not in {hasher.get_node(k) for k in keys}
+
+
+@pytest.mark.parametrize("name", ["a:b:c", "host:", ":11211", "h:99999", "[::1", "[::1]11211", "h:port"])
+def test_hasher_refuses_names_that_are_no_address(name: str) -> None:
+    hasher = Hasher.factory("spymemcached")()
+    hasher.add_node("127.0.0.1:21211")
+    with pytest.raises(keyroute.InvalidSpecError):
+        hasher.add_node(name)
+    assert hasher.nodes == ["127.0.0.1:21211"], "a refused name leaves the hasher as it was"
+    # A ring takes any name: its nodes have ids only.
+    ring = Hasher()
+    ring.add_node(name)
+    assert ring.get_node("k") == name

@@ -7,11 +7,11 @@
 #                             -Djna.library.path), the pom and pom.properties under
 #                             META-INF/maven/io.github.keyroute/keyroute/, and both licences
 #   keyroute-<v>-sources.jar  the package's sources
-#   keyroute-<v>.pom          the same pom: coordinates, the JNA dependency, licences
+#   keyroute-<v>.pom          the same pom: coordinates, the JNA dependency (spymemcached, optional), licences
 #
 # <v> is scripts/dist/version.sh (test-java.sh checks that kr_version() in the jar says the same). The jar
 # bundles the library built here, for this machine's platform (linux-x86-64 on CI). Needs a JDK
-# and Debian's libjna-java (installed when missing, as ffi/test.sh does).
+# and Debian's libjna-java and libspymemcached-java (installed when missing, as ffi/test.sh does).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=${1:?usage: build-java.sh OUT}
@@ -22,10 +22,13 @@ export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 
 # shellcheck source=scripts/lib.sh
 source scripts/lib.sh
-need=(libjna-java)
+need=(libjna-java libspymemcached-java)
 command -v javac >/dev/null && command -v jar >/dev/null || need+=(default-jdk-headless)
 apt_install "${need[@]}"
 JNA=/usr/share/java/jna.jar
+# io.github.keyroute.spymemcached compiles against spymemcached (an optional dependency in the pom:
+# only programs that use that package need it).
+SPYMEMCACHED=/usr/share/java/spymemcached.jar
 
 cargo build -p keyroute-ffi --release --locked
 lib="${CARGO_TARGET_DIR:-target}/release/libkeyroute.so"
@@ -43,7 +46,7 @@ classes="$work/classes"
 maven="$classes/META-INF/maven/io.github.keyroute/keyroute"
 mkdir -p "$classes/$platform" "$maven" "$work/sources/META-INF"
 mapfile -t sources < <(find ffi/java/src/main/java -name '*.java' | LC_ALL=C sort)
-javac --release 11 -encoding UTF-8 -Xlint:all -Werror -cp "$JNA" -d "$classes" "${sources[@]}"
+javac --release 11 -encoding UTF-8 -Xlint:all -Werror -cp "$JNA:$SPYMEMCACHED" -d "$classes" "${sources[@]}"
 cp "$lib" "$classes/$platform/libkeyroute.so"
 sed "s/@VERSION@/$version/" ffi/java/pom.xml.in >"$maven/pom.xml"
 grep -q "<version>$version</version>" "$maven/pom.xml" || { echo "build-java: pom has no version $version" >&2; exit 1; }

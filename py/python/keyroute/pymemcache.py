@@ -2,7 +2,15 @@
 
 ``HashClient(servers, hasher=...)`` calls ``hasher()`` with no arguments, then
 ``add_node(name)`` / ``remove_node(name)`` as servers join, fail or come back, and
-``get_node(key)`` for every command. Server names are HashClient's ``"host:port"``.
+``get_node(key)`` for every command. Server names are HashClient's ``"host:port"``
+(``"[v6]:port"`` for IPv6). For the presets built from servers (``spymemcached``,
+``libmemcached``, ``twemproxy``), each name is split into the host and port the preset reads,
+by the same parser as ``keyroute.Spymemcached([...])``, and stays the node's id; a name that is
+no address is refused with ``InvalidSpecError``. So a Python service routes like the Java
+service beside it::
+
+    client = HashClient(servers, hasher=Hasher.factory("spymemcached"))
+    client = HashClient(servers, hasher=Hasher.factory("libmemcached", {"distribution": "ketama"}))
 
 ::
 
@@ -35,7 +43,9 @@ from __future__ import annotations
 import threading
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
 
+from . import _native
 from ._errors import InvalidParameterError
+from ._nodes import server_list
 from ._router import Router
 
 __all__ = ["Hasher", "RendezvousHash"]
@@ -47,7 +57,10 @@ class Hasher:
     Each membership change builds a new immutable router and swaps it in atomically, so
     ``get_node`` never locks and may run in many threads while servers are added or removed.
     Keys may be ``str`` (routed as UTF-8) or ``bytes``; ``"k"`` and ``b"k"`` go to the same
-    node.
+    node. Presets that read a host and a port (``spymemcached``, ``libmemcached``,
+    ``twemproxy``) take the ``"host:port"`` names ``HashClient`` gives (for IPv6 both
+    ``"[::1]:11211"`` and HashClient's own ``"::1:11211"``; ``"host"`` alone is port 11211);
+    ``add_node`` refuses any other name with ``InvalidSpecError`` and leaves the hasher as it was.
     """
 
     def __init__(
@@ -106,14 +119,31 @@ class Hasher:
         # Build first: a spec error leaves the hasher as it was.
         router = None
         if nodes:
-            spec = {
-                "algorithm": self.algorithm,
-                "params": self.params,
-                "nodes": [{"id": n, "weight": self.weights.get(n, 1)} for n in nodes],
-            }
-            router = Router(spec)
+            weighted = {n: self.weights.get(n, 1) for n in nodes}
+            if _native.node_form(self.algorithm) == "servers":
+                spec_nodes = _server_nodes(weighted)
+            else:
+                spec_nodes = [{"id": n, "weight": w} for n, w in weighted.items()]
+            router = Router({"algorithm": self.algorithm, "params": self.params, "nodes": spec_nodes})
         self._router = router
         self._nodes = nodes
+
+
+def _server_nodes(weighted: Dict[str, int]) -> List[Dict[str, Any]]:
+    """Spec nodes for HashClient's server names, split into host and port by the constructors'
+    own reader of ``"host:port"`` (``keyroute.Spymemcached([...])``'s); each keeps its name as
+    its id. HashClient names an IPv6 server ``(host, port)`` as ``"::1:11211"``, unbracketed: a
+    name with more than one ``:`` and no ``[`` is read as that, the port after the last ``:``."""
+    names = list(weighted)
+    addresses = {}
+    for name in names:
+        host, sep, port = name.rpartition(":")
+        unbracketed_v6 = sep and ":" in host and not name.startswith("[")
+        addresses[f"[{host}]:{port}" if unbracketed_v6 else name] = weighted[name]
+    spec_nodes = server_list(addresses)
+    for node, name in zip(spec_nodes, names):
+        node["id"] = name
+    return spec_nodes
 
 
 class RendezvousHash:
