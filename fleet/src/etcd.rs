@@ -33,7 +33,7 @@ use keyroute_bindings::{Error, ErrorCode, Limits, LiveView, Result, ViewState};
 use serde_json::{Value, json};
 
 use crate::file::version_of;
-use crate::source::{Applier, Sink, Source, Stored, Watch, WatchOptions, settle};
+use crate::source::{Applier, Sink, Source, Stored, Watch, WatchOptions, check_versions, settle};
 
 /// How many published versions the history keeps.
 const HISTORY: usize = 20;
@@ -239,21 +239,7 @@ impl Source for EtcdSource {
                 None => self.history_keys()?.last().map_or(0, |k| k.1),
             },
         };
-        if stored != expect_version {
-            return Err(Error::new(
-                ErrorCode::VersionConflict,
-                format!(
-                    "the source holds version {stored}, not the expected {expect_version}: another publisher got there \
-                     first (read it with `keyroute view show`, then publish again expecting {stored})"
-                ),
-            ));
-        }
-        if view.version() <= stored {
-            return Err(Error::new(
-                ErrorCode::StaleVersion,
-                format!("version {} is not newer than version {stored} in the source", view.version()),
-            ));
-        }
+        check_versions(stored, expect_version, view.version())?;
         let document = encode(&view.document_json());
         // Unchanged since read: the same mod_revision, or still absent (created in no revision).
         let compare = match &current {

@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 use keyroute_bindings::{Error, ErrorCode, Limits, LiveView, Result, ViewState};
 use notify::{RecursiveMode, Watcher};
 
-use crate::source::{Applier, Sink, Source, Stored, Watch, WatchOptions, settle};
+use crate::source::{Applier, Sink, Source, Stored, Watch, WatchOptions, check_versions, settle};
 
 /// How many published documents a file source keeps in its history.
 pub const HISTORY: usize = 20;
@@ -166,21 +166,7 @@ impl Source for FileSource {
         }
         let _lock = LockFile::acquire(self.beside(".lock"))?;
         let stored = self.stored_version()?;
-        if stored != expect_version {
-            return Err(Error::new(
-                ErrorCode::VersionConflict,
-                format!(
-                    "the source holds version {stored}, not the expected {expect_version}: another publisher got there \
-                     first (read it with `keyroute view show`, then publish again expecting {stored})"
-                ),
-            ));
-        }
-        if view.version() <= stored {
-            return Err(Error::new(
-                ErrorCode::StaleVersion,
-                format!("version {} is not newer than version {stored} in the source", view.version()),
-            ));
-        }
+        check_versions(stored, expect_version, view.version())?;
         let document = view.document_json();
         write_atomically(&self.path, document.as_bytes())?;
         let history = self.history_dir();

@@ -251,3 +251,24 @@ pub(crate) fn settle(rx: &std::sync::mpsc::Receiver<()>, quiet: Duration) {
     let until = std::time::Instant::now() + quiet * 10;
     while std::time::Instant::now() < until && rx.recv_timeout(quiet).is_ok() {}
 }
+
+/// A publish's checks, the same for every source: the source must hold `expected` (else
+/// `version_conflict`), and `new` must be newer than what it holds (else `stale_version`).
+pub(crate) fn check_versions(stored: u64, expected: u64, new: u64) -> Result<()> {
+    if stored != expected {
+        return Err(Error::new(
+            ErrorCode::VersionConflict,
+            format!(
+                "the source holds version {stored}, not the expected {expected}: another publisher got there first \
+                 (read it with `keyroute view show`, then publish again expecting {stored})"
+            ),
+        ));
+    }
+    if new <= stored {
+        return Err(Error::new(
+            ErrorCode::StaleVersion,
+            format!("version {new} is not newer than version {stored} in the source"),
+        ));
+    }
+    Ok(())
+}

@@ -8,19 +8,19 @@
 
 mod common {
     pub mod etcd;
+    pub mod events;
 }
 
 use std::path::PathBuf;
 use std::sync::mpsc::{self, Receiver};
 use std::sync::{Arc, Barrier};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::etcd::{Etcd, free_port};
+use common::events::{self, WAIT, applied, wait_for};
 use keyroute_bindings::{ErrorCode, Limits, LiveView, Spec, ViewDocument};
 use keyroute_fleet::EtcdSource;
 use keyroute_fleet::source::{self, Event, Source, WatchOptions};
-
-const WAIT: Duration = Duration::from_secs(60);
 
 /// Writes behind keyroute's back, with etcd's own API.
 trait RawPut {
@@ -52,36 +52,7 @@ fn doc(version: u64, nodes: usize) -> ViewDocument {
 }
 
 fn watch(source: &EtcdSource, options: WatchOptions) -> (Arc<LiveView>, keyroute_fleet::Watch, Receiver<Event>) {
-    let view = Arc::new(LiveView::default());
-    let (tx, rx) = mpsc::channel();
-    let watch = source
-        .watch(
-            Arc::clone(&view),
-            options,
-            Box::new(move |e| {
-                let _ = tx.send(e.clone());
-            }),
-        )
-        .unwrap();
-    (view, watch, rx)
-}
-
-fn wait_for(rx: &Receiver<Event>, what: &str, want: impl Fn(&Event) -> bool) -> Vec<Event> {
-    let deadline = Instant::now() + WAIT;
-    let mut seen = Vec::new();
-    loop {
-        let left = deadline.saturating_duration_since(Instant::now());
-        let event = rx.recv_timeout(left).unwrap_or_else(|_| panic!("no event {what} within {WAIT:?}; saw {seen:?}"));
-        let done = want(&event);
-        seen.push(event);
-        if done {
-            return seen;
-        }
-    }
-}
-
-fn applied(version: u64) -> impl Fn(&Event) -> bool {
-    move |e| matches!(e, Event::Applied(v) if v.version() == version)
+    events::watch(source, options)
 }
 
 /// A watch that only polls once a minute: every change it applies came through etcd's stream.

@@ -5,17 +5,20 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic, missing_docs)]
 
-use std::path::{Path, PathBuf};
-use std::sync::mpsc::{self, Receiver};
-use std::sync::{Arc, Barrier};
-use std::time::{Duration, Instant};
+mod common {
+    pub mod events;
+}
 
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::Receiver;
+use std::sync::{Arc, Barrier};
+use std::time::Duration;
+
+use common::events::{self, applied, wait_for};
 use keyroute_bindings::{ErrorCode, Limits, LiveView, Router, Spec, ViewDocument};
 use keyroute_fleet::source::{self, Event, Source, WatchOptions};
 use keyroute_fleet::{FileSource, Watch};
 use serde_json::Value;
-
-const WAIT: Duration = Duration::from_secs(60);
 
 fn scratch(name: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("file-source").join(name);
@@ -33,39 +36,9 @@ fn document(version: u64, spec: &str) -> String {
     format!(r#"{{"version":{version},"spec":{spec}}}"#)
 }
 
-/// A live view watching `path`, and the events of its watch.
+/// A live view watching the file `path`, and the events of its watch.
 fn watch(path: &Path, options: WatchOptions) -> (Arc<LiveView>, Watch, Receiver<Event>) {
-    let view = Arc::new(LiveView::default());
-    let (tx, rx) = mpsc::channel();
-    let watch = FileSource::new(path.to_path_buf())
-        .watch(
-            Arc::clone(&view),
-            options,
-            Box::new(move |e| {
-                let _ = tx.send(e.clone());
-            }),
-        )
-        .unwrap();
-    (view, watch, rx)
-}
-
-/// Waits for an event `want` accepts, returning the events seen until then (it included).
-fn wait_for(rx: &Receiver<Event>, what: &str, want: impl Fn(&Event) -> bool) -> Vec<Event> {
-    let deadline = Instant::now() + WAIT;
-    let mut seen = Vec::new();
-    loop {
-        let left = deadline.saturating_duration_since(Instant::now());
-        let event = rx.recv_timeout(left).unwrap_or_else(|_| panic!("no event {what} within {WAIT:?}; saw {seen:?}"));
-        let done = want(&event);
-        seen.push(event);
-        if done {
-            return seen;
-        }
-    }
-}
-
-fn applied(version: u64) -> impl Fn(&Event) -> bool {
-    move |e| matches!(e, Event::Applied(v) if v.version() == version)
+    events::watch(&FileSource::new(path.to_path_buf()), options)
 }
 
 #[test]
