@@ -70,7 +70,12 @@ fi
 
 # ---------------------------------------------------------------- 3. the package
 summary() { grep -E '^(ok|FAIL|conformance:|gomemcache)' "$1" || true; }
-failures() { grep -E -A12 -e '^\s*--- FAIL' -e '^panic' "$1" | head -n 80 >&2 || tail -n 40 "$1" >&2; }
+# The failing tests' lines (the first 80), else the log's end; no pipe, so no SIGPIPE under pipefail.
+failures() {
+  local found
+  found=$(grep -E -A12 -e '^\s*--- FAIL' -e '^panic' "$1" || true)
+  if [ -n "$found" ]; then sed -n 1,80p <<<"$found" >&2; else tail -n 40 "$1" >&2; fi
+}
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 if (cd "$GO_DIR" && go test -count=1 -v . >"$log" 2>&1); then
