@@ -18,6 +18,7 @@ mod audit;
 mod balance;
 mod conformance;
 mod demo;
+mod fleet;
 mod generate;
 mod input;
 mod load;
@@ -101,6 +102,8 @@ enum Command {
     Conformance(conformance::ConformanceArgs),
     /// Versioned views in a source (a file): publish, show, history, rollback, rollout, watch, sync.
     View(view::ViewArgs),
+    /// Which instances route with a source's view: the census, and a gate for rollout steps.
+    Fleet(fleet::FleetArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
     Completions(generate::CompletionsArgs),
     /// Print the manual page (roff) to stdout, or write one page per command into a folder.
@@ -135,6 +138,7 @@ fn main() -> ExitCode {
         Command::Migrate(a) => migrate::run(a),
         Command::Conformance(a) => conformance::run(a),
         Command::View(a) => view::run(a),
+        Command::Fleet(a) => fleet::run(a),
         Command::Completions(a) => generate::completions::<Cli>(a),
         Command::Man(a) => generate::man::<Cli>(a),
     });

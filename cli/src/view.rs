@@ -12,6 +12,7 @@ use std::time::Duration;
 use clap::{Args, Subcommand};
 use keyroute_bindings::view::{Progress, Rollout, fingerprint_text, now_unix_ms, unix_ms};
 use keyroute_bindings::{ErrorCode, LiveView, Router, Spec, ViewDocument, ViewState};
+use keyroute_fleet::census::{self, Instance};
 use keyroute_fleet::source::{self, Event, Source, WatchOptions};
 use serde_json::{Value, json};
 
@@ -31,7 +32,9 @@ Examples:
   keyroute view rollout /etc/keyroute/cache.json --progress 0.5
   keyroute view rollout /etc/keyroute/cache.json --finish
   keyroute view rollback /etc/keyroute/cache.json --to 1
-  keyroute view watch /etc/keyroute/cache.json --json")]
+  keyroute view watch /etc/keyroute/cache.json --json
+  keyroute view watch etcd://10.0.0.5:2379/keyroute/cache --instance web-7
+  keyroute fleet status etcd://10.0.0.5:2379/keyroute/cache")]
 pub struct ViewArgs {
     #[command(subcommand)]
     command: ViewCommand,
@@ -141,6 +144,18 @@ struct WatchArgs {
     /// Poll only (no change notifications).
     #[arg(long)]
     poll_only: bool,
+    /// Register in the source's census (the default over etcd; `keyroute fleet status` reads it).
+    #[arg(long, overrides_with = "no_census")]
+    census: bool,
+    /// Do not register in the census.
+    #[arg(long)]
+    no_census: bool,
+    /// The id to register as [default: HOST-PID].
+    #[arg(long, value_name = "ID")]
+    instance: Option<String>,
+    /// Seconds the census entry outlives this process's last heartbeat (it beats every third).
+    #[arg(long, value_name = "SECONDS", default_value_t = census::DEFAULT_TTL.as_secs(), value_parser = clap::value_parser!(u64).range(2..=86_400))]
+    census_ttl: u64,
 }
 
 #[derive(Debug, Args)]
@@ -362,20 +377,40 @@ fn rollout(args: &RolloutArgs) -> Result<()> {
     step(source.as_ref(), document, expect, args.json)
 }
 
-/// Runs a watch of `url`, calling `each` on every event in this thread until it returns true.
-fn run_watch(url: &str, options: WatchOptions, mut each: impl FnMut(&Event) -> Result<bool>) -> Result<()> {
-    let source = open(url)?;
+/// Runs a watch of `url`, calling `each` on every event in this thread until it returns true;
+/// a `member` of the source's census records each event.
+fn run_watch(
+    url: &str,
+    options: WatchOptions,
+    member: Option<&Instance>,
+    ttl: Duration,
+    mut each: impl FnMut(&Event) -> Result<bool>,
+) -> Result<()> {
+    let source: Arc<dyn Source> = Arc::from(open(url)?);
     let view = Arc::new(LiveView::new(*input::limits()));
+    let member = match member {
+        Some(instance) => {
+            let m = census::Member::join(Arc::clone(&source), instance, ttl)
+                .map_err(|e| CliError::from_bindings(url, &e).in_usage())?;
+            if !m.registered() {
+                eprintln!(
+                    "keyroute: cannot register {} in the census of {url} yet; trying again every {} ms",
+                    m.id(),
+                    ttl.as_millis() / 3
+                );
+            }
+            Some(m)
+        }
+        None => None,
+    };
     let (tx, rx) = mpsc::channel();
-    let _watch = source
-        .watch(
-            view,
-            options,
-            Box::new(move |e| {
-                let _ = tx.send(e.clone());
-            }),
-        )
-        .map_err(|e| CliError::from_bindings(url, &e))?;
+    let mut sink: keyroute_fleet::source::Sink = Box::new(move |e| {
+        let _ = tx.send(e.clone());
+    });
+    if let Some(m) = member {
+        sink = census::recording(Arc::new(m), Arc::clone(&view), sink);
+    }
+    let _watch = source.watch(view, options, sink).map_err(|e| CliError::from_bindings(url, &e))?;
     for event in rx {
         if each(&event)? {
             return Ok(());
@@ -410,7 +445,16 @@ fn options(poll_ms: u64, poll_only: bool) -> WatchOptions {
 }
 
 fn watch(args: &WatchArgs) -> Result<()> {
-    run_watch(&args.source, options(args.poll_ms, args.poll_only), |event| {
+    let register = args.census || (!args.no_census && args.source.starts_with("etcd://"));
+    let instance = match (&args.instance, register) {
+        (_, false) => None,
+        (Some(id), true) => {
+            Some(Instance::new(id, "cli").map_err(|e| CliError::from_bindings("--instance", &e).in_usage())?)
+        }
+        (None, true) => Some(Instance::this_process("cli")),
+    };
+    let ttl = Duration::from_secs(args.census_ttl);
+    run_watch(&args.source, options(args.poll_ms, args.poll_only), instance.as_ref(), ttl, |event| {
         let mut out = io::stdout().lock();
         match (event, args.json) {
             (e, true) => writeln!(out, "{}", event_json(e))?,
@@ -426,7 +470,7 @@ fn sync(args: &SyncArgs) -> Result<()> {
     std::fs::create_dir_all(&args.to_dir)
         .map_err(|e| CliError::io(format_args!("cannot create {}", args.to_dir.display()), &e))?;
     let target = args.to_dir.join(keyroute_fleet::file::DIRECTORY_DOCUMENT);
-    run_watch(&args.source, options(args.poll_ms, false), |event| {
+    run_watch(&args.source, options(args.poll_ms, false), None, Duration::ZERO, |event| {
         let mut out = io::stdout().lock();
         match event {
             Event::Applied(v) => {

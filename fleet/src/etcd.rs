@@ -18,6 +18,9 @@
 //!   ignores documents it has seen), and every `poll_interval` as a safety net; a broken stream
 //!   is opened again after `poll_interval`. Stopping the watch shuts the stream's socket, so it
 //!   never waits on a quiet etcd.
+//! - **Census**: each registered instance's entry is `KEY/census/INSTANCE` under an etcd lease
+//!   ([`crate::census`]); each publish also writes `KEY/published` (its version and time), so
+//!   `fleet status` knows how long an instance has been behind.
 
 use std::io::{Read as _, Write as _};
 use std::net::{Shutdown, TcpStream, ToSocketAddrs};
@@ -32,6 +35,7 @@ use base64::engine::general_purpose::STANDARD as BASE64;
 use keyroute_bindings::{Error, ErrorCode, Limits, LiveView, Result, ViewState};
 use serde_json::{Value, json};
 
+use crate::census::Lease;
 use crate::file::version_of;
 use crate::source::{Applier, Sink, Source, Stored, Watch, WatchOptions, check_versions, settle};
 
@@ -144,6 +148,29 @@ impl EtcdSource {
         format!("{}/history/", self.key)
     }
 
+    fn census_prefix(&self) -> String {
+        format!("{}/census/", self.key)
+    }
+
+    /// The key holding the last publish's version and time.
+    fn published_key(&self) -> String {
+        format!("{}/published", self.key)
+    }
+
+    /// A lease of `ttl` (whole seconds, rounded up).
+    fn grant(&self, ttl: Duration) -> Result<Lease> {
+        let seconds = ttl.as_millis().div_ceil(1000).max(1);
+        let answer = self.call("lease/grant", &json!({ "TTL": seconds.to_string() }), OVERHEAD)?;
+        answer.get("ID").and_then(number).map(Lease).ok_or_else(|| self.io("lease/grant", "no lease ID"))
+    }
+
+    fn put_entry(&self, id: &str, entry: &[u8], lease: Lease) -> Result<()> {
+        let key = format!("{}{id}", self.census_prefix());
+        let value = BASE64.encode(entry);
+        self.call("kv/put", &json!({ "key": encode(&key), "value": value, "lease": lease.0.to_string() }), OVERHEAD)
+            .map(drop)
+    }
+
     /// `KEY/history/…` entries as (key, version), oldest first.
     fn history_keys(&self) -> Result<Vec<(String, u64)>> {
         let prefix = self.history_prefix();
@@ -249,11 +276,14 @@ impl Source for EtcdSource {
             None => json!({ "target": "CREATE", "key": encode(&self.key), "result": "EQUAL", "create_revision": "0" }),
         };
         let history_key = format!("{}{:020}", self.history_prefix(), view.version());
+        let published =
+            json!({ "version": view.version(), "unix_ms": keyroute_bindings::view::now_unix_ms() }).to_string();
         let txn = json!({
             "compare": [compare],
             "success": [
                 { "request_put": { "key": encode(&self.key), "value": document } },
                 { "request_put": { "key": encode(&history_key), "value": document } },
+                { "request_put": { "key": encode(&self.published_key()), "value": encode(&published) } },
             ],
         });
         let answer = self.call("kv/txn", &txn, OVERHEAD)?;
@@ -339,6 +369,68 @@ impl Source for EtcdSource {
             })
             .map_err(|e| self.io("cannot start the watch", e))?;
         Ok(Watch::new(stop, tx, thread))
+    }
+
+    fn published_at(&self, version: u64) -> Result<Option<u64>> {
+        #[derive(serde::Deserialize)]
+        struct Published {
+            version: u64,
+            unix_ms: u64,
+        }
+        let answer = self.call("kv/range", &json!({ "key": encode(&self.published_key()) }), OVERHEAD)?;
+        let Some(kv) = answer.get("kvs").and_then(Value::as_array).and_then(|kvs| kvs.first()) else {
+            return Ok(None);
+        };
+        let published = serde_json::from_slice::<Published>(&self.decode(kv.get("value"))?).ok();
+        Ok(published.filter(|p| p.version == version).map(|p| p.unix_ms))
+    }
+
+    fn census_put(&self, id: &str, entry: &[u8], lease: Option<Lease>, ttl: Duration) -> Result<Lease> {
+        crate::census::check_id(id)?;
+        if let Some(lease) = lease
+            && self.put_entry(id, entry, lease).is_ok()
+        {
+            return Ok(lease);
+        }
+        // No lease yet, or it expired (etcd refuses a put under it): a new one.
+        let lease = self.grant(ttl)?;
+        self.put_entry(id, entry, lease)?;
+        Ok(lease)
+    }
+
+    fn census_keepalive(&self, _id: &str, lease: Lease, _ttl: Duration) -> Result<bool> {
+        let answer = self.call("lease/keepalive", &json!({ "ID": lease.0.to_string() }), OVERHEAD)?;
+        // An expired lease is answered with no TTL (or 0).
+        Ok(answer.pointer("/result/TTL").and_then(number).is_some_and(|ttl| ttl > 0))
+    }
+
+    fn census_remove(&self, id: &str, lease: Option<Lease>) -> Result<()> {
+        crate::census::check_id(id)?;
+        match lease {
+            // Revoking the lease deletes the entry with it.
+            Some(lease) => self.call("lease/revoke", &json!({ "ID": lease.0.to_string() }), OVERHEAD).map(drop),
+            None => {
+                let key = format!("{}{id}", self.census_prefix());
+                self.call("kv/deleterange", &json!({ "key": encode(&key) }), OVERHEAD).map(drop)
+            }
+        }
+    }
+
+    fn census_entries(&self) -> Result<Vec<(String, Vec<u8>)>> {
+        let prefix = self.census_prefix();
+        let answer = self.call(
+            "kv/range",
+            &json!({ "key": encode(&prefix), "range_end": encode(&prefix_end(&prefix)) }),
+            OVERHEAD.saturating_mul(256),
+        )?;
+        let mut entries = Vec::new();
+        for kv in answer.get("kvs").and_then(Value::as_array).into_iter().flatten() {
+            let key = String::from_utf8(self.decode(kv.get("key"))?).map_err(|e| self.io("a census key", e))?;
+            if let Some(id) = key.strip_prefix(&prefix) {
+                entries.push((id.to_owned(), self.decode(kv.get("value"))?));
+            }
+        }
+        Ok(entries)
     }
 }
 

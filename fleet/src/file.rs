@@ -14,7 +14,9 @@
 //! - **TOML**: a document whose name ends in `.toml` is read as TOML (written by hand, or by a
 //!   config tool); publishing writes JSON, so it refuses a `.toml` document.
 //! - **History**: each published document is also kept as `.NAME.history/VERSION.json`, the
-//!   last [`HISTORY`] of them.
+//!   last [`HISTORY`] of them; the entry's modification time is when it was published.
+//! - **Census**: each registered instance's entry is `.NAME.census/INSTANCE.json`, its
+//!   modification time the heartbeat ([`crate::census`]).
 
 use std::ffi::OsString;
 use std::fs::{self, File};
@@ -22,11 +24,12 @@ use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, mpsc};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use keyroute_bindings::{Error, ErrorCode, Limits, LiveView, Result, ViewState};
 use notify::{RecursiveMode, Watcher};
 
+use crate::census::Lease;
 use crate::source::{Applier, Sink, Source, Stored, Watch, WatchOptions, check_versions, settle};
 
 /// How many published documents a file source keeps in its history.
@@ -71,6 +74,10 @@ impl FileSource {
 
     fn history_dir(&self) -> PathBuf {
         self.beside(".history")
+    }
+
+    fn census_dir(&self) -> PathBuf {
+        self.beside(".census")
     }
 
     fn io(&self, what: &str, e: &io::Error) -> Error {
@@ -236,6 +243,93 @@ impl Source for FileSource {
             })
             .map_err(|e| self.io("cannot start the watch of", &e))?;
         Ok(Watch::new(stop, tx, thread))
+    }
+
+    fn published_at(&self, version: u64) -> Result<Option<u64>> {
+        // The history entry is written by the publish; a document written by other means has
+        // none, and its own modification time is when it was written.
+        let entry = self.history_dir().join(format!("{version:020}.json"));
+        let modified = match fs::metadata(&entry) {
+            Ok(m) => m.modified(),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => match self.stored_version() {
+                Ok(v) if v == version => match fs::metadata(&self.path) {
+                    Ok(m) => m.modified(),
+                    Err(e) => return Err(self.io("cannot read the time of", &e)),
+                },
+                _ => return Ok(None),
+            },
+            Err(e) => return Err(self.io("cannot read the history of", &e)),
+        };
+        Ok(modified.ok().map(keyroute_bindings::view::unix_ms))
+    }
+
+    fn census_put(&self, id: &str, entry: &[u8], _lease: Option<Lease>, _ttl: Duration) -> Result<Lease> {
+        crate::census::check_id(id)?;
+        let dir = self.census_dir();
+        fs::create_dir_all(&dir).map_err(|e| self.io("cannot create the census of", &e))?;
+        write_atomically(&dir.join(format!("{id}.json")), entry)?;
+        Ok(Lease(0))
+    }
+
+    fn census_keepalive(&self, id: &str, _lease: Lease, _ttl: Duration) -> Result<bool> {
+        crate::census::check_id(id)?;
+        // The entry's modification time is its heartbeat.
+        match File::options().write(true).open(self.census_dir().join(format!("{id}.json"))) {
+            Ok(file) => file
+                .set_modified(SystemTime::now())
+                .map(|()| true)
+                .map_err(|e| self.io("cannot refresh the census of", &e)),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+            Err(e) => Err(self.io("cannot refresh the census of", &e)),
+        }
+    }
+
+    fn census_remove(&self, id: &str, _lease: Option<Lease>) -> Result<()> {
+        crate::census::check_id(id)?;
+        match fs::remove_file(self.census_dir().join(format!("{id}.json"))) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(self.io("cannot leave the census of", &e)),
+        }
+    }
+
+    fn census_entries(&self) -> Result<Vec<(String, Vec<u8>)>> {
+        #[derive(serde::Deserialize)]
+        struct Lives {
+            ttl_ms: u64,
+        }
+        let entries = match fs::read_dir(self.census_dir()) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(self.io("cannot list the census of", &e)),
+        };
+        let now = SystemTime::now();
+        let mut alive = Vec::new();
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let Some(id) = path.file_name().and_then(|n| n.to_str()).and_then(|n| n.strip_suffix(".json")) else {
+                continue;
+            };
+            if id.starts_with('.') {
+                continue; // a write in progress
+            }
+            let (Ok(bytes), Ok(modified)) = (fs::read(&path), entry.metadata().and_then(|m| m.modified())) else {
+                continue; // gone since it was listed
+            };
+            let age = now.duration_since(modified).unwrap_or(Duration::ZERO);
+            if let Ok(lives) = serde_json::from_slice::<Lives>(&bytes) {
+                let ttl = Duration::from_millis(lives.ttl_ms);
+                if age > ttl {
+                    // Expired: its instance died without leaving. Long dead ones are removed.
+                    if age > ttl.saturating_mul(10).max(Duration::from_secs(600)) {
+                        let _ = fs::remove_file(&path);
+                    }
+                    continue;
+                }
+            }
+            alive.push((id.to_owned(), bytes));
+        }
+        Ok(alive)
     }
 }
 

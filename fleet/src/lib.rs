@@ -7,13 +7,14 @@
 //! with this crate's own clients of their protocols ([`memcached`], [`redis`]); node addresses
 //! come from the spec or the operator ([`addr`]). Views come from a [`Source`] named by a URL
 //! ([`source::open`]): [`FileSource`] is the file or directory one, [`EtcdSource`] one key of an
-//! etcd cluster.
+//! etcd cluster. The [`census`] says which instances route with which view.
 
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
 
 pub mod addr;
 pub mod audit;
 mod cache;
+pub mod census;
 pub mod etcd;
 pub mod file;
 pub mod memcached;

@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use keyroute_bindings::{Error, ErrorCode, Limits, LiveView, Refusal, Result, ViewDocument, ViewState};
 
+use crate::census::Lease;
 use crate::etcd::EtcdSource;
 use crate::file::FileSource;
 
@@ -88,6 +89,39 @@ pub trait Source: Send + Sync + Debug {
     /// # Errors
     /// `io` when the watch cannot start.
     fn watch(&self, view: Arc<LiveView>, options: WatchOptions, sink: Sink) -> Result<Watch>;
+
+    /// When `version` was published (milliseconds since the Unix epoch, the publisher's
+    /// clock), when the source knows (not for a document written by other means).
+    ///
+    /// # Errors
+    /// `io`.
+    fn published_at(&self, version: u64) -> Result<Option<u64>>;
+
+    /// Writes the census entry of instance `id` (`entry`, JSON), held alive by `lease` (a new
+    /// one, for `ttl`, when `None` or no longer valid), and returns the lease that holds it.
+    ///
+    /// # Errors
+    /// `io`.
+    fn census_put(&self, id: &str, entry: &[u8], lease: Option<Lease>, ttl: Duration) -> Result<Lease>;
+
+    /// Keeps the entry of `id` alive for another `ttl`: `false` when the source no longer holds
+    /// it (its lease expired, or it was removed), so it must be written again.
+    ///
+    /// # Errors
+    /// `io`.
+    fn census_keepalive(&self, id: &str, lease: Lease, ttl: Duration) -> Result<bool>;
+
+    /// Removes the entry of `id` (and its lease).
+    ///
+    /// # Errors
+    /// `io`.
+    fn census_remove(&self, id: &str, lease: Option<Lease>) -> Result<()>;
+
+    /// The census entries alive now, as (instance id, JSON entry).
+    ///
+    /// # Errors
+    /// `io`.
+    fn census_entries(&self) -> Result<Vec<(String, Vec<u8>)>>;
 }
 
 /// Opens the source named by `url`: `file:///abs/path` or a plain path (a file, or a

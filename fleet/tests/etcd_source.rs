@@ -9,6 +9,7 @@
 mod common {
     pub mod etcd;
     pub mod events;
+    pub mod raw;
 }
 
 use std::path::PathBuf;
@@ -18,25 +19,10 @@ use std::time::Duration;
 
 use common::etcd::{Etcd, free_port};
 use common::events::{self, WAIT, applied, wait_for};
+use common::raw::RawPut;
 use keyroute_bindings::{ErrorCode, Limits, LiveView, Spec, ViewDocument};
 use keyroute_fleet::EtcdSource;
 use keyroute_fleet::source::{self, Event, Source, WatchOptions};
-
-/// Writes behind keyroute's back, with etcd's own API.
-trait RawPut {
-    /// Writes `value` under `key` with etcd's own API, behind keyroute's back.
-    fn put_raw(&self, key: &str, value: &str);
-}
-
-impl RawPut for Etcd {
-    fn put_raw(&self, key: &str, value: &str) {
-        use base64::Engine as _;
-        let b64 = |s: &str| base64::engine::general_purpose::STANDARD.encode(s);
-        let body = format!(r#"{{"key":"{}","value":"{}"}}"#, b64(key), b64(value));
-        let answer = ureq::post(&format!("http://127.0.0.1:{}/v3/kv/put", self.client)).send(body).unwrap();
-        assert!(answer.status().is_success());
-    }
-}
 
 fn scratch(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("etcd").join(name)

@@ -73,6 +73,21 @@ impl Etcd {
         }
     }
 
+    /// Freezes the process (SIGSTOP): it holds its sockets and answers nothing.
+    pub fn freeze(&self) {
+        self.signal("-STOP");
+    }
+
+    /// Lets a frozen process go on (SIGCONT).
+    pub fn thaw(&self) {
+        self.signal("-CONT");
+    }
+
+    fn signal(&self, signal: &str) {
+        let pid = self.child.as_ref().expect("etcd runs").id().to_string();
+        assert!(Command::new("kill").args([signal, &pid]).status().unwrap().success());
+    }
+
     /// `etcd://127.0.0.1:PORT{key}`.
     pub fn url(&self, key: &str) -> String {
         format!("etcd://127.0.0.1:{}{key}", self.client)
