@@ -33,7 +33,8 @@ What each kind of block must do:
   reason, at the end of the run.
 - `<!-- doctest: setup COMMAND -->` before any block runs COMMAND in the session first (hidden
   when the document is rendered): the setup a reader has already done by that point, such as
-  the CLI installed from its tarball. `$DOC_DIR` is the document's folder in the repository.
+  the CLI installed from its tarball. `<!-- doctest: teardown COMMAND -->` runs COMMAND after
+  the block, whether it passed or failed: it stops a server the setup started. `$DOC_DIR` is the document's folder in the repository.
 
 Usage: scripts/doctest.py DIST [DOC...]   (every README and docs/*.md by default)
 """
@@ -65,6 +66,7 @@ class Block:
     marker: str = ""
     arg: str = ""
     setup: list[str] = field(default_factory=list)
+    teardown: list[str] = field(default_factory=list)
 
     @property
     def where(self) -> str:
@@ -101,6 +103,8 @@ def blocks_of(doc: str) -> list[Block]:
             if mk := MARKER.match(lines[k]):  # other comments (a generated-section banner) may stand between
                 if mk.group(1) == "setup":
                     block.setup.insert(0, mk.group(2))
+                elif mk.group(1) == "teardown":
+                    block.teardown.insert(0, mk.group(2))
                 else:
                     block.marker, block.arg = mk.group(1), mk.group(2)
             k -= 1
@@ -330,6 +334,14 @@ def check_layout(block: Block) -> str | None:
 
 
 def run_block(session: Session, block: Block, rustdocs: set[str], skipped: list[str]) -> str | None:
+    try:
+        return run_block_body(session, block, rustdocs, skipped)
+    finally:
+        for command in block.teardown:
+            run_shell(session, command)
+
+
+def run_block_body(session: Session, block: Block, rustdocs: set[str], skipped: list[str]) -> str | None:
     for command in block.setup:
         status, output = run_shell(session, command)
         if status != 0:

@@ -124,7 +124,8 @@ fn text(status: &Status) -> String {
     let counts: Vec<String> = STANDINGS.iter().map(|s| format!("{} {}", status.count(*s), s.name())).collect();
     let unreadable =
         if status.unreadable.is_empty() { String::new() } else { format!(", {} unreadable", status.unreadable.len()) };
-    out.push_str(&format!("{} instances: {}{unreadable}\n", total(status), counts.join(", ")));
+    let plural = if total(status) == 1 { "" } else { "s" };
+    out.push_str(&format!("{} instance{plural}: {}{unreadable}\n", total(status), counts.join(", ")));
     let width = status.instances.iter().map(|i| i.entry.instance.len()).max().unwrap_or(0);
     for standing in STANDINGS {
         for i in status.instances.iter().filter(|i| i.standing == standing) {

@@ -214,3 +214,77 @@ fn an_instance_watches_and_a_daemon_mirrors() {
     assert_eq!((&a["version"], &a["fingerprint"]), (&b["version"], &b["fingerprint"]));
     assert_eq!(a["fingerprint"], applied["fingerprint"]);
 }
+
+/// Sends `signal` (`-STOP`, `-CONT`, `-KILL`) to a child.
+fn signal(child: &Child, signal: &str) {
+    assert!(Command::new("kill").args([signal, &child.id().to_string()]).status().unwrap().success());
+}
+
+/// `fleet status` as JSON, and its exit status.
+fn fleet_status(args: &[&str]) -> (Value, Option<i32>) {
+    let out = keyroute(&[&["fleet", "status", "--json"], args].concat());
+    (serde_json::from_str(std::str::from_utf8(&out.stdout).unwrap()).unwrap(), out.status.code())
+}
+
+fn standings(status: &Value) -> Vec<(String, String)> {
+    let each = status["instances"].as_array().unwrap().iter();
+    each.map(|i| (i["instance"].as_str().unwrap().to_owned(), i["standing"].as_str().unwrap().to_owned())).collect()
+}
+
+fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+    list.iter().map(|(a, b)| ((*a).to_owned(), (*b).to_owned())).collect()
+}
+
+#[test]
+fn the_census_of_watching_instances_gates_a_rollout() {
+    let etcd = etcd::Etcd::start(scratch("etcd-census"));
+    let src = etcd.url("/keyroute/census");
+    ok(&["view", "publish", &src, THREE, "--expect-version", "0"]);
+    // Nobody registered: not a fleet in sync.
+    let none = keyroute(&["fleet", "status", &src]);
+    assert_eq!(none.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&none.stderr).contains("no instance is registered"));
+    // Three instances (over etcd they register by default); web-3's entry outlives a pause.
+    let watchers: Vec<_> = [("web-1", "2"), ("web-2", "2"), ("web-3", "60")]
+        .iter()
+        .map(|(id, ttl)| {
+            lines(&["view", "watch", &src, "--json", "--poll-ms", "100", "--instance", id, "--census-ttl", ttl])
+        })
+        .collect();
+    for (_, rx) in &watchers {
+        assert!(next(rx, "applying version 1").contains(r#""event":"applied""#));
+    }
+    let (status, code) = fleet_status(&[&src, "--wait", "60"]);
+    assert_eq!(code, Some(0), "{status:#}");
+    assert_eq!(standings(&status), pairs(&[("web-1", "sync"), ("web-2", "sync"), ("web-3", "sync")]));
+    assert_eq!(status["fingerprint"], json(&["view", "show", &src, "--json"])["fingerprint"]);
+    // A rollout step while web-3 is paused: behind, then stale past the deadline (exit 1).
+    signal(&watchers[2].0, "-STOP");
+    ok(&["view", "rollout", &src, "--to", FOUR, "--progress", "0.25"]);
+    for (_, rx) in &watchers[..2] {
+        assert!(next(rx, "applying version 2").contains(r#""version":2"#));
+    }
+    let (status, code) = fleet_status(&[&src, "--deadline", "0.2", "--wait", "60"]);
+    assert_eq!(code, Some(1), "{status:#}");
+    assert_eq!(standings(&status), pairs(&[("web-1", "sync"), ("web-2", "sync"), ("web-3", "stale")]));
+    assert_eq!(status["instances"][2]["view_version"], 1);
+    // Resumed, it catches up, and the gate opens.
+    signal(&watchers[2].0, "-CONT");
+    assert!(next(&watchers[2].1, "applying version 2").contains(r#""version":2"#));
+    let (status, code) = fleet_status(&[&src, "--wait", "60"]);
+    assert_eq!(code, Some(0), "{status:#}");
+    assert_eq!(status["instances"][2]["progress"], 0.25);
+    // An instance killed without leaving disappears when its entry's lease expires.
+    signal(&watchers[0].0, "-KILL");
+    let until = std::time::Instant::now() + WAIT;
+    while standings(&fleet_status(&[&src]).0).len() != 2 {
+        assert!(std::time::Instant::now() < until, "web-1's entry did not expire");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let text = ok(&["fleet", "status", &src]);
+    assert!(text.contains("2 instances: 2 sync, 0 behind, 0 stale, 0 refused, 0 diverged"), "{text}");
+    for (mut child, _) in watchers {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+}

@@ -4,7 +4,8 @@
 //! Each instance that watches a source registers an [`Entry`] in the source's census with a
 //! [`Member`]: its id, surface, keyroute version, host and pid, and the view it routes with
 //! (version, fingerprint as text, progress, when it applied it) and its last refusal. The entry
-//! is rewritten at every view event ([`Member::record`]) and kept alive by a heartbeat; it goes
+//! is rewritten after every view event ([`Member::record`], by the member's own thread, so the
+//! watch never waits on it) and kept alive by a heartbeat; it goes
 //! when the instance leaves, and expires when the instance dies:
 //!
 //! - **etcd**: `KEY/census/<instance>` under an etcd lease of the entry's time to live, kept
@@ -255,6 +256,7 @@ impl Member {
             .name("keyroute-census".into())
             .spawn(move || {
                 while !stopped.load(Ordering::SeqCst) {
+                    // Woken by a record (or a leave), or a third of the time to live passed.
                     match rx.recv_timeout(ttl / 3) {
                         Ok(()) | Err(RecvTimeoutError::Timeout) => {}
                         Err(RecvTimeoutError::Disconnected) => break,
@@ -275,10 +277,10 @@ impl Member {
         self.shared.id()
     }
 
-    /// Whether the source holds the entry as it is now (false until a write succeeds).
+    /// Whether a write of the entry has succeeded (false until one has).
     #[must_use]
     pub fn registered(&self) -> bool {
-        self.shared.state.lock().is_ok_and(|s| s.1)
+        self.shared.state.lock().is_ok_and(|s| s.0.is_some())
     }
 
     /// The entry as this member last wrote it (or will write it at its next heartbeat).
@@ -287,11 +289,10 @@ impl Member {
         self.shared.entry.lock().ok().map(|e| e.clone())
     }
 
-    /// Records what `view` routes with now (its view, its last refusal) and writes the entry.
-    ///
-    /// # Errors
-    /// `io` when the entry cannot be written now; the heartbeat writes it later.
-    pub fn record(&self, view: &LiveView) -> Result<()> {
+    /// Records what `view` routes with now (its view, its last refusal); the heartbeat thread
+    /// writes the entry at once (so a watch never waits on the census, even with its source
+    /// unreachable), and again at each heartbeat until a write succeeds.
+    pub fn record(&self, view: &LiveView) {
         if let Ok(mut entry) = self.shared.entry.lock() {
             if let Some(v) = view.load() {
                 entry.view_version = Some(v.version());
@@ -311,7 +312,15 @@ impl Member {
         if let Ok(mut state) = self.shared.state.lock() {
             state.1 = false;
         }
-        self.shared.write()
+        if let Ok(wake) = self.wake.lock() {
+            let _ = wake.send(());
+        }
+    }
+
+    /// Whether the source holds the entry as last recorded.
+    #[must_use]
+    pub fn written(&self) -> bool {
+        self.shared.state.lock().is_ok_and(|s| s.1)
     }
 
     /// Removes the entry and stops the heartbeat.
@@ -342,8 +351,7 @@ impl Drop for Member {
 /// watched live view, routes with now), then hands the event to `sink`.
 pub fn recording(member: Arc<Member>, view: Arc<LiveView>, mut sink: crate::source::Sink) -> crate::source::Sink {
     Box::new(move |event| {
-        // A failed write is tried again by the heartbeat.
-        let _ = member.record(&view);
+        member.record(&view);
         sink(event);
     })
 }

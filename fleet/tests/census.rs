@@ -121,7 +121,7 @@ fn follows_publishes(source: &Arc<dyn Source>) {
     // source, would leave it) is behind, then stale when the deadline has passed.
     let frozen = Instance::new("web-4", "rust").unwrap();
     let lagging = Member::join(Arc::clone(source), &frozen, TTL).unwrap();
-    lagging.record(&nodes[0].view).unwrap();
+    lagging.record(&nodes[0].view);
     let (done, rest) = (nodes[0].member.entry().unwrap(), [&nodes[0], &nodes[1], &nodes[2]]);
     assert_eq!(done.view_version, Some(2));
     publish_and_wait(publisher, &rest, 2, 5);
