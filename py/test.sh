@@ -15,6 +15,8 @@ if [ -n "${NEED_MEMCACHED:-}" ]; then
   echo "py: installing memcached"
   apt_install memcached
 fi
+# The views tests' etcd (tests/test_views.py starts its own on free ports).
+command -v etcd >/dev/null || { echo "py: installing etcd-server"; apt_install etcd-server; }
 # The mixed-fleet test's Java writer (tests/java): a JDK and Debian's spymemcached jar.
 java_need=()
 [ -f /usr/share/java/spymemcached.jar ] || java_need+=(libspymemcached-java)

@@ -11,6 +11,7 @@ mod keys;
 mod router;
 mod shared;
 mod transition;
+mod view;
 
 use keyroute_bindings::registry::NodeForm;
 use keyroute_bindings::{Limits, NodeSpec, core, spread};
@@ -101,6 +102,11 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<bounded::PyBoundedLoad>()?;
     m.add_class::<bounded::PyLease>()?;
     m.add_class::<hotkeys::PyHotKeys>()?;
+    m.add_class::<view::PyLiveView>()?;
+    m.add_class::<view::PyWatch>()?;
+    m.add_function(wrap_pyfunction!(view::watch, m)?)?;
+    m.add_function(wrap_pyfunction!(view::fleet_status, m)?)?;
+    m.add_function(wrap_pyfunction!(view::publish_view, m)?)?;
     m.add_function(wrap_pyfunction!(analysis::ownership, m)?)?;
     m.add_function(wrap_pyfunction!(analysis::diff, m)?)?;
     m.add_function(wrap_pyfunction!(error_table, m)?)?;

@@ -132,3 +132,42 @@ def run_threads(worker: Callable[[int], None], count: int = 4) -> None:
         t.join()
     if errors:
         raise errors[0]
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+class Etcd:
+    """One etcd member (Debian's etcd-server) on free ports of 127.0.0.1, started and stopped by
+    this test session only; ``url(key)`` names a view source on it."""
+
+    def __init__(self, data: str) -> None:
+        binary = shutil.which("etcd") or "/usr/bin/etcd"
+        if not os.path.exists(binary):
+            pytest.fail("etcd is not installed (py/test.sh installs Debian's etcd-server)")
+        self.client, peer = _free_port(), _free_port()
+        client_url, peer_url = f"http://127.0.0.1:{self.client}", f"http://127.0.0.1:{peer}"
+        args = [binary, "--name", "keyroute-py", "--data-dir", data]
+        args += ["--listen-client-urls", client_url, "--advertise-client-urls", client_url]
+        args += ["--listen-peer-urls", peer_url, "--initial-advertise-peer-urls", peer_url]
+        args += ["--initial-cluster", f"keyroute-py={peer_url}"]
+        self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if not _wait_listening(self.client, self.proc, timeout=60):
+            Memcached._stop(self.proc)
+            pytest.fail(f"etcd did not listen on {self.client}")
+
+    def url(self, key: str) -> str:
+        return f"etcd://127.0.0.1:{self.client}{key}"
+
+
+@pytest.fixture(scope="session")
+def etcd(tmp_path_factory: Any) -> Iterator[Etcd]:
+    server = Etcd(str(tmp_path_factory.mktemp("etcd")))
+    try:
+        yield server
+    finally:
+        Memcached._stop(server.proc)

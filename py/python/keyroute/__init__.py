@@ -16,7 +16,9 @@ Routers are immutable and thread-safe; ``SharedRouter`` swaps topologies under r
 ``Transition`` moves keys to a new topology gradually, ``router.ownership()`` and
 ``keyroute.diff(a, b)`` say exactly who owns what and what a change moves, and ``BoundedLoad``
 keeps any node from serving more than ``c`` times its share of the requests in flight, and
-``HotKeys`` finds the hottest keys in fixed memory. Every error is a ``keyroute.Error`` with a
+``HotKeys`` finds the hottest keys in fixed memory. ``LiveView`` holds the view a fleet routes
+with, fed by ``keyroute.watch(source, view)`` from a file or etcd and registered in the
+source's census (``keyroute.fleet_status``). Every error is a ``keyroute.Error`` with a
 stable ``.code``.
 
 ``keyroute.uhashring.HashRing`` and ``keyroute.pymemcache.RendezvousHash`` are drop-ins for
@@ -47,6 +49,7 @@ from ._router import (
     split_key,
     split_keys,
 )
+from ._view import LiveView, Watch, converged, fleet_status, publish_view, watch
 
 __version__: str = _native.__version__
 
@@ -70,6 +73,13 @@ __all__ = [
     "HotKeys",
     "split_key",
     "split_keys",
+    # views
+    "LiveView",
+    "Watch",
+    "watch",
+    "fleet_status",
+    "publish_view",
+    "converged",
     # analysis
     "diff",
     "Ownership",

@@ -35,7 +35,19 @@ digits, and so does this class (through the ``pymemcache-rendezvous`` preset)::
     client = HashClient(servers)                          # pymemcache's RendezvousHash
     client = HashClient(servers, hasher=RendezvousHash)   # the same keys on the same servers
 
-This module does not import pymemcache: it only follows the hasher protocol.
+A fleet that routes with a live view (``keyroute.LiveView``, fed by ``keyroute.watch``) uses
+``ViewHasher.following(view)`` as the hasher, so every command follows the view in effect, or
+``ViewClient(view, clients)`` for a rollout without a drop in hits: it reads a key's new owner,
+falls back to the previous one on a miss and copies a hit to the new owner (as mcrouter's
+WarmUpRoute does), and sends each write and delete where both ends of the rollout look::
+
+    view = keyroute.LiveView()
+    keyroute.watch("etcd://10.0.0.5:2379/keyroute/cache", view)
+    client = HashClient(servers, hasher=ViewHasher.following(view))
+    client = ViewClient(view, {f"{h}:{p}": Client((h, p)) for h, p in servers})
+
+This module does not import pymemcache: it only follows the hasher protocol, and ``ViewClient``
+takes any clients with pymemcache's ``get``, ``set``, ``add`` and ``delete``.
 """
 
 from __future__ import annotations
@@ -47,8 +59,9 @@ from . import _native
 from ._errors import InvalidParameterError
 from ._nodes import server_list
 from ._router import Router
+from ._view import LiveView
 
-__all__ = ["Hasher", "RendezvousHash"]
+__all__ = ["Hasher", "RendezvousHash", "ViewClient", "ViewHasher"]
 
 
 class Hasher:
@@ -210,3 +223,127 @@ class RendezvousHash:
                 }
             )
         self._state = (router, nodes, ids)
+
+
+class ViewHasher:
+    """pymemcache hasher protocol over a live view: ``get_node`` routes with the view in effect,
+    so a new version applies to the next command, without rebuilding the client.
+
+    The view's node ids are HashClient's server names (``"host:port"``), and HashClient must
+    hold a client for every server a view may name (construct it with all of them: those of the
+    view and of the rollout it moves to). ``remove_node`` (HashClient giving up on a dead
+    server) makes ``get_node`` answer ``None`` for the keys that server owns, so HashClient
+    raises or ignores as its ``ignore_exc`` says, rather than moving them elsewhere behind the
+    fleet's back; ``add_node`` brings it back.
+    """
+
+    def __init__(self, view: LiveView) -> None:
+        self.view = view
+        self._down: frozenset[str] = frozenset()
+        self._lock = threading.Lock()
+
+    @classmethod
+    def following(cls, view: LiveView) -> Callable[[], ViewHasher]:
+        """A zero-argument factory for ``HashClient(hasher=...)``."""
+        return lambda: cls(view)
+
+    def add_node(self, node: str) -> None:
+        """Marks server ``node`` up (HashClient calls this for every server it starts with)."""
+        with self._lock:
+            self._down = self._down - {node}
+
+    def remove_node(self, node: str) -> None:
+        """Marks server ``node`` down."""
+        with self._lock:
+            self._down = self._down | {node}
+
+    def get_node(self, key: Union[str, bytes]) -> Optional[str]:
+        """The server that owns ``key`` in the view in effect (``None`` when it is down)."""
+        node = self.view.route(key)
+        return None if node in self._down else node
+
+
+class ViewClient:
+    """memcached through a live view, with dual reads during a rollout.
+
+    ``clients`` maps each node id of the views to a client (pymemcache's ``Client`` or
+    anything with its ``get``, ``set``, ``add`` and ``delete``), or is a function that makes
+    the client of a node id (called once per id). Every command routes with the view in
+    effect:
+
+    - ``get``: the key's owner; during a rollout, on a miss for a key that has cut over, the
+      previous owner, and a hit there is copied to the owner with ``add`` (so a value written
+      meanwhile is never overwritten), expiring after ``warm_expire`` seconds (0: never).
+    - ``set`` and ``add``: the owner; during a rollout, the key is also deleted from the other
+      end's owner (the owner under the rollout's spec or its target), so no instance at another
+      progress reads an older copy there.
+    - ``delete``: the owner and both ends' owners.
+
+    The rules for writes while instances sit at different progress values, and after a
+    rollback, are in docs/views.md ("Writes during a rollout").
+    """
+
+    def __init__(
+        self,
+        view: LiveView,
+        clients: Union[Mapping[str, Any], Callable[[str], Any]],
+        *,
+        warm_expire: int = 0,
+    ) -> None:
+        self.view = view
+        self.warm_expire = warm_expire
+        self._made: Dict[str, Any] = {}
+        self._lock = threading.Lock()
+        if callable(clients):
+            self._make: Callable[[str], Any] = clients
+        else:
+            fixed = dict(clients)
+            self._make = lambda node: fixed[node]
+
+    def client(self, node: str) -> Any:
+        """The client of node ``node``."""
+        made = self._made.get(node)
+        if made is None:
+            with self._lock:
+                made = self._made.get(node)
+                if made is None:
+                    made = self._made[node] = self._make(node)
+        return made
+
+    def _others(self, key: Union[str, bytes], owner: str) -> List[str]:
+        """The ends' owners of ``key`` other than ``owner``."""
+        start, end = self.view._ends(key)
+        return [n for n in dict.fromkeys((start, end)) if n is not None and n != owner]
+
+    def get(self, key: Union[str, bytes], default: Any = None) -> Any:
+        """The value of ``key`` (``default`` when no copy has it)."""
+        owner, previous = self.view.route_with_fallback(key)
+        value = self.client(owner).get(key)
+        if value is None and previous is not None:
+            value = self.client(previous).get(key)
+            if value is not None:
+                self.client(owner).add(key, value, expire=self.warm_expire, noreply=True)
+        return default if value is None else value
+
+    def set(self, key: Union[str, bytes], value: Any, expire: int = 0) -> bool:
+        """Stores ``value`` on the owner of ``key`` (and drops the other end's copy)."""
+        owner, _ = self.view.route_with_fallback(key)
+        stored = bool(self.client(owner).set(key, value, expire=expire, noreply=False))
+        for other in self._others(key, owner):
+            self.client(other).delete(key, noreply=False)
+        return stored
+
+    def add(self, key: Union[str, bytes], value: Any, expire: int = 0) -> bool:
+        """Stores ``value`` on the owner of ``key`` if it holds none (and drops the other end's copy)."""
+        owner, _ = self.view.route_with_fallback(key)
+        added = bool(self.client(owner).add(key, value, expire=expire, noreply=False))
+        if added:
+            for other in self._others(key, owner):
+                self.client(other).delete(key, noreply=False)
+        return added
+
+    def delete(self, key: Union[str, bytes]) -> None:
+        """Deletes ``key`` from its owner and from both ends' owners."""
+        owner, previous = self.view.route_with_fallback(key)
+        for node in dict.fromkeys([owner, *([previous] if previous else []), *self._others(key, owner)]):
+            self.client(node).delete(key, noreply=False)
