@@ -106,7 +106,7 @@ pub fn run(args: &AuditArgs) -> Result<()> {
         ))
         .print_now()
     });
-    let text = if args.json { format!("{:#}\n", audit_json(&audit)) } else { audit_text(&audit) };
+    let text = if args.json { format!("{:#}\n", audit.to_json()) } else { audit_text(&audit) };
     crate::error::settled(outcome, io::stdout().lock().write_all(text.as_bytes()).map_err(CliError::from))
 }
 
@@ -186,20 +186,6 @@ fn audit_text(audit: &Audit) -> String {
         }
     }
     out
-}
-
-fn audit_json(audit: &Audit) -> Value {
-    json!({
-        "keys": audit.keys(),
-        "misplaced": audit.misplaced(),
-        "nodes": audit.nodes.iter().map(|n| json!({
-            "id": n.addr.id,
-            "address": n.addr.socket_text(),
-            "keys": n.keys,
-            "misplaced": n.misplaced,
-            "samples": n.samples.iter().map(|s| json!({"key": audit::key_text(&s.key), "owner": s.owner})).collect::<Vec<_>>(),
-        })).collect::<Vec<_>>(),
-    })
 }
 
 fn write_ranking(args: &AuditArgs, inventory: &Inventory, ranked: &[Ranked], skipped: usize) -> Result<()> {

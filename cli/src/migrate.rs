@@ -7,14 +7,11 @@ use std::path::PathBuf;
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use keyroute_bindings::analysis;
-use keyroute_bindings::{ErrorCode, Transition};
-use keyroute_fleet::addr::NodeAddr;
-use keyroute_fleet::audit::{self, Placement};
-use keyroute_fleet::migrate::{self, MovePlan, Options, Progress, Report};
-use serde_json::{Value, json};
+use keyroute_bindings::ErrorCode;
+use keyroute_fleet::audit;
+use keyroute_fleet::migrate::{self, Options, Progress, Report};
 
-use crate::audit::{FleetArgs, list};
+use crate::audit::FleetArgs;
 use crate::error::{CliError, Result};
 use crate::input;
 use crate::report::{pct2, thousands};
@@ -87,35 +84,7 @@ pub fn run(args: &MigrateArgs) -> Result<()> {
     let a = input::build(&spec_a, args.from.display())?;
     let b = input::build(&spec_b, args.to.display())?;
     let addrs = args.fleet.addresses(&[&spec_a, &spec_b])?;
-    let (from, to, expected): (Box<dyn Placement>, Box<dyn Placement>, Option<f64>) = match &args.step {
-        None => {
-            let moved = analysis::diff(&a, &b).map_err(|e| CliError::from_bindings("diff", &e))?.moved;
-            (Box::new(a.clone()), Box::new(b.clone()), Some(moved))
-        }
-        Some(step) => {
-            let (p1, p2) = parse_step(step)?;
-            let at = |p: f64| {
-                Transition::new(a.clone(), b.clone(), p)
-                    .map_err(|e| CliError::from_bindings(format_args!("--step {step}"), &e).in_usage())
-            };
-            (Box::new(at(p1)?), Box::new(at(p2)?), None)
-        }
-    };
-    let sources = nodes_of(from.as_ref(), &addrs);
-    let backend = args.fleet.backend();
-    let inventory = list(backend, &sources, args.dry_run)?;
-    let plan = MovePlan::new(&inventory, from.as_ref(), to.as_ref(), &addrs)
-        .map_err(|e| CliError::from_bindings("planning", &e))?;
-    let check = if args.step.is_none() { migrate::check_against_plan(&inventory, &a, &b) } else { None };
-    if let Some(c) = check.filter(|c| c.disagree > 0) {
-        return Err(CliError::new(
-            ErrorCode::Internal,
-            format!(
-                "{} keys move by routing but not by the plan's moved pieces of the hash space (or back): nothing copied",
-                c.disagree
-            ),
-        ));
-    }
+    let step = args.step.as_deref().map(parse_step).transpose()?;
     let options = Options {
         dry_run: args.dry_run,
         delete_old: args.delete_old,
@@ -124,26 +93,20 @@ pub fn run(args: &MigrateArgs) -> Result<()> {
         ops_per_sec: args.ops_per_sec,
         bytes_per_sec: args.bytes_per_sec,
     };
-    let bar = progress_bar(args, plan.moved());
+    let bar = progress_bar(args);
     let tick = |p: Progress| {
+        bar.set_length(p.keys_total);
         bar.set_position(p.keys_done);
         bar.set_message(format!("{:.1} MB", p.bytes_done as f64 / 1e6));
     };
-    let result = migrate::run(backend, &addrs, &plan, &options, &tick);
+    let result = migrate::migrate(&a, &b, step, args.fleet.backend(), &addrs, &options, &tick);
     bar.finish_and_clear();
-    let report = result.map_err(|e| CliError::from_bindings("migrate", &e))?;
-    // The final check: B's nodes audited against B (or the step's end).
-    let after = if args.dry_run {
-        None
-    } else {
-        let targets = nodes_of(to.as_ref(), &addrs);
-        Some(audit::audit(&list(backend, &targets, false)?, to.as_ref(), 0))
-    };
-    let mut json = report_json(&report, expected, after.as_ref());
-    json["plan_check"] = check.map_or(Value::Null, |c| json!({"checked": c.checked, "disagree": c.disagree}));
+    let migration = result.map_err(|e| CliError::new(e.code(), e.message().to_owned()))?;
+    let json = migration.to_json();
     if let Some(path) = &args.report {
         crate::output::write_file(path, format!("{json:#}\n").as_bytes())?;
     }
+    let (report, expected, after) = (&migration.report, migration.plan_moved_share, migration.after.as_ref());
     let outcome = (report.missing > 0).then(|| {
         CliError::finding(format!(
             "{} copied keys are not on their new owner after the copy (expired since, or evicted)",
@@ -151,7 +114,7 @@ pub fn run(args: &MigrateArgs) -> Result<()> {
         ))
         .print_now()
     });
-    let text = if args.json { format!("{json:#}\n") } else { summary(&report, expected, after.as_ref()) };
+    let text = if args.json { format!("{json:#}\n") } else { summary(report, expected, after) };
     crate::error::settled(outcome, io::stdout().lock().write_all(text.as_bytes()).map_err(CliError::from))
 }
 
@@ -167,17 +130,11 @@ fn parse_step(text: &str) -> Result<(f64, f64)> {
     Ok((p1 + 0.0, p2 + 0.0))
 }
 
-/// The addresses of the nodes a placement can put keys on.
-fn nodes_of(placement: &dyn Placement, addrs: &[NodeAddr]) -> Vec<NodeAddr> {
-    let ids = placement.node_ids();
-    addrs.iter().filter(|a| ids.contains(&a.id.as_str())).cloned().collect()
-}
-
-fn progress_bar(args: &MigrateArgs, total: u64) -> ProgressBar {
+fn progress_bar(args: &MigrateArgs) -> ProgressBar {
     if args.no_progress || args.dry_run || !io::stderr().is_terminal() {
         return ProgressBar::hidden();
     }
-    let bar = ProgressBar::new(total);
+    let bar = ProgressBar::new(0);
     bar.set_style(
         ProgressStyle::with_template(
             "{spinner} migrating {bar:40} {human_pos}/{human_len} keys, {msg}, {per_sec}, ETA {eta}",
@@ -185,35 +142,6 @@ fn progress_bar(args: &MigrateArgs, total: u64) -> ProgressBar {
         .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     bar
-}
-
-fn report_json(r: &Report, expected: Option<f64>, after: Option<&audit::Audit>) -> Value {
-    let placed = r.listed - r.misplaced;
-    json!({
-        "dry_run": r.dry_run,
-        "listed": r.listed,
-        "misplaced_left_alone": r.misplaced,
-        "moved": r.moved,
-        "moved_share": if placed == 0 { 0.0 } else { r.moved as f64 / placed as f64 },
-        "plan_moved_share": expected,
-        "copied": r.copied,
-        "already_present": r.already_present,
-        "expired": r.expired,
-        "verified": r.verified,
-        "missing": r.missing,
-        "deleted": r.deleted,
-        "changed_on_source": r.changed_on_source,
-        "bytes_copied": r.bytes_copied,
-        "listed_bytes": r.flows.iter().map(|f| f.listed_bytes).sum::<u64>(),
-        "seconds": r.seconds,
-        "server_seconds": r.server_seconds,
-        "flows": r.flows.iter().map(|f| json!({"from": f.from, "to": f.to, "keys": f.keys, "listed_bytes": f.listed_bytes})).collect::<Vec<_>>(),
-        "after": after.map(|a| json!({
-            "keys": a.keys(),
-            "misplaced": a.misplaced(),
-            "nodes": a.nodes.iter().map(|n| json!({"id": n.addr.id, "keys": n.keys, "misplaced": n.misplaced})).collect::<Vec<_>>(),
-        })),
-    })
 }
 
 fn summary(r: &Report, expected: Option<f64>, after: Option<&audit::Audit>) -> String {

@@ -102,6 +102,23 @@ pub struct Audit {
 }
 
 impl Audit {
+    /// The audit as JSON (`keyroute audit --json`): keys, misplaced, and per node its id,
+    /// address, keys, misplaced and samples (keys as [`key_text`] writes them).
+    #[must_use]
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "keys": self.keys(),
+            "misplaced": self.misplaced(),
+            "nodes": self.nodes.iter().map(|n| serde_json::json!({
+                "id": n.addr.id,
+                "address": n.addr.socket_text(),
+                "keys": n.keys,
+                "misplaced": n.misplaced,
+                "samples": n.samples.iter().map(|s| serde_json::json!({"key": key_text(&s.key), "owner": s.owner})).collect::<Vec<_>>(),
+            })).collect::<Vec<_>>(),
+        })
+    }
+
     /// Keys on every node.
     #[must_use]
     pub fn keys(&self) -> u64 {

@@ -21,10 +21,11 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use keyroute_bindings::analysis;
-use keyroute_bindings::{Error, ErrorCode, Result, Router};
+use keyroute_bindings::{Error, ErrorCode, Result, Router, Transition};
+use serde_json::{Value, json};
 
 use crate::addr::NodeAddr;
-use crate::audit::{Inventory, Placement};
+use crate::audit::{self, Audit, Inventory, Placement};
 use crate::cache::{Added, Backend, Cache, Item};
 
 /// How a migration runs.
@@ -435,5 +436,116 @@ impl Step<'_> {
         }
         c.done.fetch_add(keys.len() as u64, Ordering::Relaxed);
         Ok(())
+    }
+}
+
+/// A whole `keyroute migrate` run: the plan from the servers' listings, the copy, and the audit
+/// of the new owners after it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Migration {
+    /// What the copy did.
+    pub report: Report,
+    /// The share of keys the change moves by the topologies alone (a whole change, not a step).
+    pub plan_moved_share: Option<f64>,
+    /// The moved set checked key by key against the plan's moved pieces ([`check_against_plan`]).
+    pub plan_check: Option<PlanCheck>,
+    /// The new owners audited against B (or the step's end) after the copy; `None` in a dry run.
+    pub after: Option<Audit>,
+}
+
+/// The addresses of the nodes a placement can put keys on.
+#[must_use]
+pub fn nodes_of(placement: &dyn Placement, addrs: &[NodeAddr]) -> Vec<NodeAddr> {
+    let ids = placement.node_ids();
+    addrs.iter().filter(|a| ids.contains(&a.id.as_str())).cloned().collect()
+}
+
+/// Migrates from `a` to `b` (or, with `step = (p1, p2)`, the keys that cut over between those
+/// progress values of the gradual change): lists the nodes of the start, plans the moved set,
+/// checks it against the plan's figures, copies, and audits the new owners.
+///
+/// # Errors
+/// `invalid_argument` for a step outside 0 ≤ P1 ≤ P2 ≤ 1; any error of listing (`io` naming
+/// the node), planning, or [`run`]; `internal` when the moved set and the plan disagree (nothing
+/// is copied then).
+pub fn migrate(
+    a: &Router,
+    b: &Router,
+    step: Option<(f64, f64)>,
+    backend: Backend,
+    addrs: &[NodeAddr],
+    options: &Options,
+    progress: &(dyn Fn(Progress) + Sync),
+) -> Result<Migration> {
+    let context = |what: &str, e: Error| Error::new(e.code(), format!("{what}: {}", e.message()));
+    let (from, to, plan_moved_share): (Box<dyn Placement>, Box<dyn Placement>, Option<f64>) = match step {
+        None => (Box::new(a.clone()), Box::new(b.clone()), Some(analysis::diff(a, b)?.moved)),
+        Some((p1, p2)) => {
+            if !(0.0..=1.0).contains(&p1) || !(0.0..=1.0).contains(&p2) || p1 > p2 {
+                return Err(Error::new(
+                    ErrorCode::InvalidArgument,
+                    format!("step {p1}:{p2}: write P1:P2 with 0 <= P1 <= P2 <= 1"),
+                ));
+            }
+            let at = |p: f64| Transition::new(a.clone(), b.clone(), p);
+            (Box::new(at(p1)?), Box::new(at(p2)?), None)
+        }
+    };
+    let inventory = Inventory::list(backend, &nodes_of(from.as_ref(), addrs), options.dry_run)
+        .map_err(|e| context("listing keys", e))?;
+    let plan = MovePlan::new(&inventory, from.as_ref(), to.as_ref(), addrs).map_err(|e| context("planning", e))?;
+    let plan_check = if step.is_none() { check_against_plan(&inventory, a, b) } else { None };
+    if let Some(c) = plan_check.filter(|c| c.disagree > 0) {
+        return Err(Error::new(
+            ErrorCode::Internal,
+            format!(
+                "{} keys move by routing but not by the plan's moved pieces of the hash space (or back): nothing copied",
+                c.disagree
+            ),
+        ));
+    }
+    let report = run(backend, addrs, &plan, options, progress).map_err(|e| context("migrate", e))?;
+    let after = if options.dry_run {
+        None
+    } else {
+        let listed = Inventory::list(backend, &nodes_of(to.as_ref(), addrs), false)
+            .map_err(|e| context("listing keys", e))?;
+        Some(audit::audit(&listed, to.as_ref(), 0))
+    };
+    Ok(Migration { report, plan_moved_share, plan_check, after })
+}
+
+impl Migration {
+    /// The report as JSON (`keyroute migrate --json`, `--report FILE`).
+    #[must_use]
+    pub fn to_json(&self) -> Value {
+        let r = &self.report;
+        let placed = r.listed - r.misplaced;
+        json!({
+            "dry_run": r.dry_run,
+            "listed": r.listed,
+            "misplaced_left_alone": r.misplaced,
+            "moved": r.moved,
+            "moved_share": if placed == 0 { 0.0 } else { r.moved as f64 / placed as f64 },
+            "plan_moved_share": self.plan_moved_share,
+            "copied": r.copied,
+            "already_present": r.already_present,
+            "expired": r.expired,
+            "verified": r.verified,
+            "missing": r.missing,
+            "deleted": r.deleted,
+            "changed_on_source": r.changed_on_source,
+            "bytes_copied": r.bytes_copied,
+            "listed_bytes": r.flows.iter().map(|f| f.listed_bytes).sum::<u64>(),
+            "seconds": r.seconds,
+            "server_seconds": r.server_seconds,
+            "flows": r.flows.iter().map(|f| json!({"from": f.from, "to": f.to, "keys": f.keys, "listed_bytes": f.listed_bytes})).collect::<Vec<_>>(),
+            "after": self.after.as_ref().map(|a| json!({
+                "keys": a.keys(),
+                "misplaced": a.misplaced(),
+                "nodes": a.nodes.iter().map(|n| json!({"id": n.addr.id, "keys": n.keys, "misplaced": n.misplaced})).collect::<Vec<_>>(),
+            })),
+            "plan_check": self.plan_check.map(|c| json!({"checked": c.checked, "disagree": c.disagree})),
+        })
     }
 }

@@ -6,6 +6,7 @@
 mod analysis;
 mod bounded;
 mod errors;
+mod fleet;
 mod hotkeys;
 mod keys;
 mod router;
@@ -107,6 +108,8 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(view::watch, m)?)?;
     m.add_function(wrap_pyfunction!(view::fleet_status, m)?)?;
     m.add_function(wrap_pyfunction!(view::publish_view, m)?)?;
+    m.add_function(wrap_pyfunction!(fleet::audit, m)?)?;
+    m.add_function(wrap_pyfunction!(fleet::migrate, m)?)?;
     m.add_function(wrap_pyfunction!(analysis::ownership, m)?)?;
     m.add_function(wrap_pyfunction!(analysis::diff, m)?)?;
     m.add_function(wrap_pyfunction!(error_table, m)?)?;

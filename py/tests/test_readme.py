@@ -11,7 +11,9 @@ PY_README = pathlib.Path(__file__).resolve().parents[1] / "README.md"
 
 
 @pytest.mark.parametrize("readme", [README, PY_README], ids=["README.md", "py/README.md"])
-def test_readme_python_blocks_run(readme: pathlib.Path) -> None:
+def test_readme_python_blocks_run(readme: pathlib.Path, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # In a folder of its own, as a reader's session is: a block may write files (a view source).
+    monkeypatch.chdir(tmp_path)
     blocks = re.findall(r"```python\n(.*?)```", readme.read_text(encoding="utf-8"), re.S)
     assert blocks, f"{readme} has no Python snippet"
     for block in blocks:

@@ -34,6 +34,7 @@ from ._algorithms import *  # noqa: F403
 from ._analysis import Balance, Diff, Flow, MovedArc, Ownership, diff
 from ._bounded import DEFAULT_BALANCE_FACTOR, BoundedLoad, Lease
 from ._errors import *  # noqa: F403
+from ._fleet import audit, migrate
 from ._hotkeys import HotKeys
 from ._nodes import Nodes, Servers, SlotRanges
 from ._router import (
@@ -73,6 +74,9 @@ __all__ = [
     "HotKeys",
     "split_key",
     "split_keys",
+    # fleets
+    "audit",
+    "migrate",
     # views
     "LiveView",
     "Watch",

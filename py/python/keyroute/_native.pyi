@@ -10,6 +10,8 @@ from typing_extensions import Self, disjoint_base
 
 __all__ = [
     "__version__",
+    "audit",
+    "migrate",
     "LIMITS",
     "LIMITS_CEILING",
     "DEFAULT_BALANCE_FACTOR",
@@ -214,3 +216,18 @@ def fleet_status(url: str, /, deadline: float = 30.0, limits: Optional[str] = No
 def publish_view(
     url: str, document: str | bytes | bytearray, /, expect_version: int, limits: Optional[str] = None
 ) -> int: ...
+def audit(spec_json: str, /, backend: str = "memcached", addrs: List[str] = ..., samples: int = 5) -> str: ...
+def migrate(
+    from_json: str,
+    to_json: str,
+    /,
+    step: Optional[Tuple[float, float]] = None,
+    backend: str = "memcached",
+    addrs: List[str] = ...,
+    dry_run: bool = False,
+    delete_old: bool = False,
+    batch: int = 256,
+    concurrency: int = 4,
+    ops_per_sec: Optional[float] = None,
+    bytes_per_sec: Optional[float] = None,
+) -> str: ...
