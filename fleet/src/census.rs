@@ -18,9 +18,8 @@
 //! [`Standing`]: in sync, behind (for less than a deadline), stale, refused or diverged.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, RecvTimeoutError, Sender};
+use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
 use std::time::{Duration, SystemTime};
 
 use keyroute_bindings::view::{fingerprint_text, unix_ms};
@@ -28,7 +27,7 @@ use keyroute_bindings::{Error, ErrorCode, Limits, LiveView, Result, ViewDocument
 use serde::{Deserialize, Serialize};
 
 use crate::file::version_of;
-use crate::source::Source;
+use crate::source::{Source, Worker};
 
 /// How long an entry outlives its instance's last heartbeat, unless told otherwise.
 pub const DEFAULT_TTL: Duration = Duration::from_secs(10);
@@ -206,9 +205,7 @@ impl Shared {
 #[derive(Debug)]
 pub struct Member {
     shared: Arc<Shared>,
-    stop: Arc<AtomicBool>,
-    wake: Mutex<Sender<()>>,
-    thread: Option<JoinHandle<()>>,
+    worker: Worker,
 }
 
 impl Member {
@@ -268,7 +265,7 @@ impl Member {
                 }
             })
             .map_err(|e| Error::new(ErrorCode::Io, format!("cannot start the census heartbeat: {e}")))?;
-        Ok(Self { shared, stop, wake: Mutex::new(tx), thread: Some(thread) })
+        Ok(Self { shared, worker: Worker::new(stop, tx, thread) })
     }
 
     /// The instance's id.
@@ -312,9 +309,7 @@ impl Member {
         if let Ok(mut state) = self.shared.state.lock() {
             state.1 = false;
         }
-        if let Ok(wake) = self.wake.lock() {
-            let _ = wake.send(());
-        }
+        self.worker.wake();
     }
 
     /// Whether the source holds the entry as last recorded.
@@ -329,12 +324,7 @@ impl Member {
     }
 
     fn end(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
-        if let Ok(wake) = self.wake.lock() {
-            let _ = wake.send(());
-        }
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
+        if self.worker.end() {
             let lease = self.shared.state.lock().ok().and_then(|s| s.0);
             let _ = self.shared.source.census_remove(&self.shared.id(), lease);
         }

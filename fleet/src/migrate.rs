@@ -508,8 +508,8 @@ pub fn migrate(
     let after = if options.dry_run {
         None
     } else {
-        let listed = Inventory::list(backend, &nodes_of(to.as_ref(), addrs), false)
-            .map_err(|e| context("listing keys", e))?;
+        let listed =
+            Inventory::list(backend, &nodes_of(to.as_ref(), addrs), false).map_err(|e| context("listing keys", e))?;
         Some(audit::audit(&listed, to.as_ref(), 0))
     };
     Ok(Migration { report, plan_moved_share, plan_check, after })

@@ -179,39 +179,63 @@ pub fn publish(
     Ok(view)
 }
 
-/// A running watch: stopped (and its thread joined) by [`Watch::stop`] or on drop.
+/// A thread that runs until told to stop: its stop flag, the channel that interrupts its
+/// waits, and its handle. Watches and census members are each one.
 #[derive(Debug)]
-pub struct Watch {
+pub(crate) struct Worker {
     stop: Arc<AtomicBool>,
     wake: Mutex<Sender<()>>,
     thread: Option<JoinHandle<()>>,
 }
 
-impl Watch {
-    /// A watch run by `thread`, which ends when `stop` is set (`wake` interrupts its wait).
+impl Worker {
+    /// The worker running `thread`, which ends when `stop` is set (`wake` interrupts its wait).
     pub(crate) fn new(stop: Arc<AtomicBool>, wake: Sender<()>, thread: JoinHandle<()>) -> Self {
         Self { stop, wake: Mutex::new(wake), thread: Some(thread) }
     }
 
-    /// Stops the watch and waits for its thread to end.
-    pub fn stop(mut self) {
-        self.end();
-    }
-
-    fn end(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
+    /// Interrupts the thread's wait.
+    pub(crate) fn wake(&self) {
         if let Ok(wake) = self.wake.lock() {
             let _ = wake.send(());
         }
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
+    }
+
+    /// Stops the thread and waits for it to end; false when it had ended already.
+    pub(crate) fn end(&mut self) -> bool {
+        self.stop.store(true, Ordering::SeqCst);
+        self.wake();
+        match self.thread.take() {
+            Some(thread) => {
+                let _ = thread.join();
+                true
+            }
+            None => false,
         }
+    }
+}
+
+/// A running watch: stopped (and its thread joined) by [`Watch::stop`] or on drop.
+#[derive(Debug)]
+pub struct Watch {
+    worker: Worker,
+}
+
+impl Watch {
+    /// A watch run by `thread`, which ends when `stop` is set (`wake` interrupts its wait).
+    pub(crate) fn new(stop: Arc<AtomicBool>, wake: Sender<()>, thread: JoinHandle<()>) -> Self {
+        Self { worker: Worker::new(stop, wake, thread) }
+    }
+
+    /// Stops the watch and waits for its thread to end.
+    pub fn stop(mut self) {
+        self.worker.end();
     }
 }
 
 impl Drop for Watch {
     fn drop(&mut self) {
-        self.end();
+        self.worker.end();
     }
 }
 

@@ -3,8 +3,8 @@
 //! and copier), with JSON reports as the CLI's `--json` prints them.
 
 use keyroute_bindings::{Error, ErrorCode, Limits, Router, Spec};
-use keyroute_fleet::addr::{self, NodeAddr};
 use keyroute_fleet::Backend;
+use keyroute_fleet::addr::{self, NodeAddr};
 use keyroute_fleet::audit::Inventory;
 use keyroute_fleet::migrate::Options;
 use pyo3::prelude::*;
@@ -27,8 +27,11 @@ fn spec(py: Python<'_>, json: &str) -> PyResult<(Spec, Router)> {
 
 /// The address of every node of `specs`, with the `ID=HOST:PORT` overrides.
 fn addresses(py: Python<'_>, specs: &[&Spec], overrides: &[String], backend: Backend) -> PyResult<Vec<NodeAddr>> {
-    let overrides: Vec<NodeAddr> =
-        overrides.iter().map(|o| addr::parse_override(o)).collect::<Result<_, _>>().map_err(|e| errors::to_py(py, &e))?;
+    let overrides: Vec<NodeAddr> = overrides
+        .iter()
+        .map(|o| addr::parse_override(o))
+        .collect::<Result<_, _>>()
+        .map_err(|e| errors::to_py(py, &e))?;
     addr::union(specs, &overrides, backend.default_port()).map_err(|e| errors::to_py(py, &e))
 }
 
@@ -88,6 +91,7 @@ pub(crate) fn migrate(
         return Err(bad("a rate must be a number above 0"));
     }
     let options = Options { dry_run, delete_old, batch, concurrency, ops_per_sec, bytes_per_sec };
-    let migrated = py.detach(move || keyroute_fleet::migrate::migrate(&a, &b, step, backend, &addrs, &options, &|_| {}));
+    let migrated =
+        py.detach(move || keyroute_fleet::migrate::migrate(&a, &b, step, backend, &addrs, &options, &|_| {}));
     self::to_json(py, &migrated.map_err(|e| errors::to_py(py, &e))?.to_json())
 }
