@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Cross-platform determinism: the core's tests and every conformance vector file, run on a
-# big-endian target (s390x) and a 32-bit target (i686) under qemu-user, built with Debian's
-# cross compilers. The same key and topology must give the same node there as on the host.
+# big-endian target (s390x), a 32-bit target (i686) and 64-bit Arm (aarch64, as Graviton
+# servers run) under qemu-user, built with Debian's cross compilers. The same key and topology must give the same node there as on the host.
 #
-#   scripts/test-cross.sh              both targets
+#   scripts/test-cross.sh              every target
 #   scripts/test-cross.sh s390x        one (short name or full triple)
 #
 # Installs (idempotently, as root on Debian 12) qemu-user, the cross gcc and libc of each
@@ -20,6 +20,7 @@ start=$SECONDS
 TARGETS=(
   "s390x-unknown-linux-gnu|gcc-s390x-linux-gnu libc6-dev-s390x-cross|s390x-linux-gnu-gcc|qemu-s390x|/usr/s390x-linux-gnu"
   "i686-unknown-linux-gnu|gcc-i686-linux-gnu libc6-dev-i386-cross|i686-linux-gnu-gcc|qemu-i386|/usr/i686-linux-gnu"
+  "aarch64-unknown-linux-gnu|gcc-aarch64-linux-gnu libc6-dev-arm64-cross|aarch64-linux-gnu-gcc|qemu-aarch64|/usr/aarch64-linux-gnu"
 )
 
 # Which targets: all, or those named on the command line (s390x, i686 or the full triple).
@@ -35,7 +36,7 @@ for entry in "${TARGETS[@]}"; do
   fi
 done
 if [ ${#selected[@]} -eq 0 ]; then
-  echo "test-cross: no known target in: $* (known: s390x, i686)" >&2
+  echo "test-cross: no known target in: $* (known: s390x, i686, aarch64)" >&2
   exit 2
 fi
 

@@ -20,6 +20,7 @@ True
 from __future__ import annotations
 
 import json
+import time
 from typing import Any, Dict, Mapping, Optional, Union
 
 from . import _native
@@ -57,9 +58,12 @@ def watch(
     census: Optional[bool] = None,
     instance: Optional[str] = None,
     census_ttl: float = 10.0,
+    first: float = 5.0,
 ) -> Watch:
     """Feeds ``view`` from ``source``: its current document now, then every change, until the
-    returned ``Watch`` is stopped (``with keyroute.watch(…) as w:`` stops it on exit).
+    returned ``Watch`` is stopped (``with keyroute.watch(…) as w:`` stops it on exit). It
+    returns once the first read is applied or refused, or after ``first`` seconds (0: at once),
+    so a process can route as soon as ``watch`` returns when the source holds a view.
 
     A change is seen at once where the source notifies (inotify for a file, etcd's watch
     stream), and at the latest every ``poll_interval`` seconds. With ``census`` (the default
@@ -67,7 +71,8 @@ def watch(
     (``HOST-PID`` by default), with surface ``python``; its entry outlives it by ``census_ttl``
     seconds if it dies without stopping.
     """
-    return _native.watch(
+    version, refusals = view.version, view.refusals
+    w = _native.watch(
         source,
         view,
         poll_interval=poll_interval,
@@ -76,6 +81,10 @@ def watch(
         instance=instance,
         census_ttl=census_ttl,
     )
+    deadline = time.monotonic() + first
+    while view.version == version and view.refusals == refusals and time.monotonic() < deadline:
+        time.sleep(0.002)
+    return w
 
 
 def fleet_status(
