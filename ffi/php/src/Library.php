@@ -10,14 +10,14 @@ use FFI;
  * The C library (libkeyroute) through PHP's FFI: loaded once per process, on first use.
  *
  * The library is the file named by the `KEYROUTE_LIBRARY` environment variable (a path to
- * `libkeyroute.so`), else `libkeyroute.so.0` found by the dynamic loader (an install in the
+ * `libkeyroute.so`), else `libkeyroute.so.0.1` (the SONAME) found by the dynamic loader (an install in the
  * loader's path, or `LD_LIBRARY_PATH`). `Library::load()` chooses another file explicitly; call
  * it before the first router is built.
  */
 final class Library
 {
     /** The library's SONAME: the ABI line this package was written for. */
-    public const SONAME = 'libkeyroute.so.0';
+    public const SONAME = 'libkeyroute.so.0.1';
 
     /**
      * The declarations this package calls, as keyroute.h declares them except that key and text
