@@ -26,11 +26,15 @@ final class Router
 
     private CData $node;
 
+    /** A pointer to `$node`, made once (the out-parameter of every single-key call). */
+    private CData $nodeOut;
+
     private function __construct(CData $handle)
     {
         $this->ffi = Library::ffi();
         $this->handle = $handle;
         $this->node = $this->ffi->new('uint32_t');
+        $this->nodeOut = FFI::addr($this->node);
         $count = $this->ffi->new('uint32_t');
         Library::check($this->ffi->kr_router_node_count($handle, FFI::addr($count)));
         $id = $this->ffi->new('const char *');
@@ -144,7 +148,10 @@ final class Router
      */
     public function route(string $key): int
     {
-        Library::check($this->ffi->kr_route($this->handle(), $key, strlen($key), FFI::addr($this->node)));
+        $status = $this->ffi->kr_route($this->handle ?? $this->handle(), $key, strlen($key), $this->nodeOut);
+        if ($status !== 0) {
+            Library::check($status);
+        }
         return $this->node->cdata;
     }
 
@@ -193,15 +200,14 @@ final class Router
             $this->handle();
             return [];
         }
-        [$spans, $buffer] = self::pack($this->ffi, $keys);
+        [$spans, $buffer] = self::pack($this->ffi, array_values($keys));
         $nodes = $this->ffi->new("uint32_t[$n]");
-        Library::check($this->ffi->kr_route_batch($this->handle(), $spans, $n, $nodes, $n));
+        $status = $this->ffi->kr_route_batch($this->handle(), $spans, $n, $nodes, $n);
         unset($buffer); // the spans point into it until here
-        $out = [];
-        for ($i = 0; $i < $n; $i++) {
-            $out[] = $nodes[$i];
+        if ($status !== 0) {
+            Library::check($status);
         }
-        return $out;
+        return array_values(unpack('V*', FFI::string($nodes, 4 * $n)));
     }
 
     /**
@@ -297,15 +303,18 @@ final class Router
     }
 
     /**
-     * @internal `kr_key` spans over one buffer holding every key back to back.
+     * @internal `kr_key` spans over one buffer holding every key back to back. The spans are
+     * written as one packed string (pointer, length: two native 64-bit words each, the
+     * layout of `kr_key` on 64-bit platforms) copied in one `FFI::memcpy`.
      *
      * @param list<string> $keys
      * @return array{CData, CData|null}
      */
     public static function pack(FFI $ffi, array $keys): array
     {
-        $keys = array_values($keys);
         $n = count($keys);
+        $words = [];
+        $buffer = null;
         foreach ($keys as $i => $key) {
             if (!is_string($key)) {
                 throw KeyrouteException::of(Code::INVALID_PARAMETER, "key $i is not a string");
@@ -313,21 +322,21 @@ final class Router
         }
         $all = implode('', $keys);
         $total = strlen($all);
-        $spans = $ffi->new("kr_key[$n]");
-        $buffer = null;
         if ($total > 0) {
             $buffer = $ffi->new("uint8_t[$total]");
             FFI::memcpy($buffer, $all, $total);
-        }
-        $offset = 0;
-        foreach ($keys as $i => $key) {
-            $len = strlen($key);
-            if ($len > 0 && $buffer !== null) {
-                $spans[$i]->ptr = FFI::addr($buffer[$offset]);
+            $at = $ffi->cast('uintptr_t', FFI::addr($buffer[0]))->cdata;
+            foreach ($keys as $key) {
+                $len = strlen($key);
+                $words[] = $len > 0 ? $at : 0;
+                $words[] = $len;
+                $at += $len;
             }
-            $spans[$i]->len = $len;
-            $offset += $len;
+        } else {
+            $words = array_fill(0, 2 * $n, 0);
         }
+        $spans = $ffi->new("kr_key[$n]");
+        FFI::memcpy($spans, pack('Q*', ...$words), 16 * $n);
         return [$spans, $buffer];
     }
 
