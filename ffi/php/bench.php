@@ -79,8 +79,12 @@ function median_ns(int $passes, int $count, callable $f): float
     return $times[intdiv($passes, 2)];
 }
 
-echo "PHP " . PHP_VERSION . ", phpredis " . phpversion('redis') . ", keyroute " . Keyroute\Library::version()
-    . "; $count keys, median of $passes passes, ns per key\n\n";
+$jit = (function_exists('opcache_get_status') && (opcache_get_status(false)['jit']['on'] ?? false)) ? 'JIT on' : 'no JIT';
+echo "PHP " . PHP_VERSION . " ($jit), phpredis " . phpversion('redis') . ", keyroute " . Keyroute\Library::version()
+    . "; $count keys, median of $passes passes, ns per key; load average " . implode(' ', array_map(
+        fn ($l) => sprintf('%.2f', $l),
+        sys_getloadavg() ?: []
+    )) . "\n\n";
 echo "| N | keyroute route() | keyroute routeBatch() | RedisArray _target() | PHP sorted ring | _target / route | _target / batch | PHP ring / route | PHP ring / batch |\n";
 echo "|---|---|---|---|---|---|---|---|---|\n";
 foreach ([10, 100, 1000] as $n) {

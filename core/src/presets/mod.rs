@@ -44,8 +44,8 @@ mod jump;
 mod libmemcached;
 mod modulo;
 mod nginx;
-mod phpredis;
 mod npm_hashring;
+mod phpredis;
 mod pymemcache;
 mod python_hash_ring;
 mod redis;
@@ -62,8 +62,8 @@ pub use modulo::{
     ModuloRule, PYTHON_MEMCACHED_RETRIES, PeerModulo, java_hashcode_modulo, libmemcached_modula, python_memcached,
 };
 pub use nginx::{Nginx, nginx};
-pub use phpredis::{PHPREDIS_MAX_HOST, PhpredisArray, PhpredisHash, PhpredisOptions, phpredis_array, phpredis_tag};
 pub use npm_hashring::{NpmHashringOptions, npm_hashring};
+pub use phpredis::{PHPREDIS_MAX_HOST, PhpredisArray, PhpredisHash, PhpredisOptions, phpredis_array, phpredis_tag};
 pub use pymemcache::{PymemcacheOptions, PymemcacheRendezvous, pymemcache_rendezvous};
 pub use python_hash_ring::python_hash_ring;
 pub use redis::{HashTagRule, RedisCluster, RedisClusterOptions, RedisNode, redis_cluster};

@@ -187,10 +187,7 @@ pub fn phpredis_array(topology: Topology, options: PhpredisOptions) -> Result<Ro
             prefixes.push([id, b"-"].concat().into_boxed_slice());
         }
         let scheme = PointScheme {
-            placement: PointPlacement::Named {
-                prefixes: prefixes.into_boxed_slice(),
-                digest: NameDigest::Md5Words(4),
-            },
+            placement: PointPlacement::Named { prefixes: prefixes.into_boxed_slice(), digest: NameDigest::Md5Words(4) },
             count: NameCount::Fixed(40),
             // Keys are hashed by the preset (`route_hash`); this only gives the points' width.
             key_hash: KeyHash::Crc32,
