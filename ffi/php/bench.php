@@ -4,7 +4,7 @@
 // keyroute per call (Router::route) and batched (Router::routeBatch, 1,000 keys a call) with the
 // phpredis-array consistent preset, against phpredis's RedisArray::_target (the same placement,
 // in C inside the extension) and a plain PHP sorted ring written here (160 crc32 points per
-// node, binary search), at N = 10, 100 and 1000 nodes. Prints a Markdown table of medians (ns per
+// node, binary search), at N = 10, 100 and 1000 nodes, alternating within each pass. Prints a Markdown table of medians (ns per
 // key over the passes) and ratios (the baseline's time / keyroute's: above 1, keyroute is faster).
 // Before timing, checks that keyroute and _target agree on every key.
 //
@@ -66,17 +66,29 @@ final class PhpRing
     }
 }
 
-/** ns per key of `$f` over the keys, the median of the passes. */
-function median_ns(int $passes, int $count, callable $f): float
+/**
+ * ns per key of each function over the keys, the median of the passes; the functions alternate
+ * within each pass, so a change in the machine's load shifts them all alike.
+ *
+ * @param array<string, callable> $fs
+ * @return array<string, float>
+ */
+function medians_ns(int $passes, int $count, array $fs): array
 {
     $times = [];
     for ($p = 0; $p < $passes; $p++) {
-        $t = hrtime(true);
-        $f();
-        $times[] = (hrtime(true) - $t) / $count;
+        foreach ($fs as $name => $f) {
+            $t = hrtime(true);
+            $f();
+            $times[$name][] = (hrtime(true) - $t) / $count;
+        }
     }
-    sort($times);
-    return $times[intdiv($passes, 2)];
+    $out = [];
+    foreach ($times as $name => $list) {
+        sort($list);
+        $out[$name] = $list[intdiv($passes, 2)];
+    }
+    return $out;
 }
 
 $jit = (function_exists('opcache_get_status') && (opcache_get_status(false)['jit']['on'] ?? false)) ? 'JIT on' : 'no JIT';
@@ -103,26 +115,28 @@ foreach ([10, 100, 1000] as $n) {
         }
     }
     $chunks = array_chunk($keys, 1000);
-    $route = median_ns($passes, $count, function () use ($router, $keys) {
-        foreach ($keys as $k) {
-            $router->route($k);
-        }
-    });
-    $batch = median_ns($passes, $count, function () use ($router, $chunks) {
-        foreach ($chunks as $c) {
-            $router->routeBatch($c);
-        }
-    });
-    $target = median_ns($passes, $count, function () use ($ra, $keys) {
-        foreach ($keys as $k) {
-            $ra->_target($k);
-        }
-    });
-    $php = median_ns($passes, $count, function () use ($ring, $keys) {
-        foreach ($keys as $k) {
-            $ring->route($k);
-        }
-    });
+    ['route' => $route, 'batch' => $batch, 'target' => $target, 'php' => $php] = medians_ns($passes, $count, [
+        'route' => function () use ($router, $keys) {
+            foreach ($keys as $k) {
+                $router->route($k);
+            }
+        },
+        'batch' => function () use ($router, $chunks) {
+            foreach ($chunks as $c) {
+                $router->routeBatch($c);
+            }
+        },
+        'target' => function () use ($ra, $keys) {
+            foreach ($keys as $k) {
+                $ra->_target($k);
+            }
+        },
+        'php' => function () use ($ring, $keys) {
+            foreach ($keys as $k) {
+                $ring->route($k);
+            }
+        },
+    ]);
     printf(
         "| %d | %.0f | %.0f | %.0f | %.0f | %.2f | %.2f | %.2f | %.2f |\n",
         $n, $route, $batch, $target, $php, $target / $route, $target / $batch, $php / $route, $php / $batch
