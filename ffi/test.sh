@@ -18,7 +18,9 @@
 #      whole conformance corpus, keyroute through JNA against spymemcached and Guava, and the
 #      spymemcached NodeLocator in a real MemcachedClient against memcached servers it starts;
 #   6. runs the Go package's tests against the install of step 4 (ffi/go/test.sh): its own, the
-#      whole corpus, and gomemcache with keyroute's selector on real memcached.
+#      whole corpus, and gomemcache with keyroute's selector on real memcached;
+#   7. runs the PHP package's tests against the same install (ffi/php/test.sh): its own, the
+#      whole corpus, and php-memcached against keyroute's libmemcached presets on real memcached.
 #
 # Closes with "ffi: N passed, M failed" (N, M: steps); exits non-zero if any step failed.
 set -euo pipefail
@@ -234,6 +236,15 @@ if "$FFI/go/test.sh" --prefix "$prefix" --libdir "$libdir"; then
   pass "Go package: every method and error kind, the corpus, gomemcache on memcached (ffi/go/test.sh)"
 else
   fail "Go package (ffi/go/test.sh)"
+fi
+
+# ---------------------------------------------------------------- 7. PHP through the C ABI
+# The PHP package (ffi/php, FFI) against the install of step 4: its tests, the corpus as
+# installed, and php-memcached on real memcached (ffi/php/test.sh).
+if "$FFI/php/test.sh" --prefix "$prefix" --libdir "$libdir"; then
+  pass "PHP package: every method and error kind, the corpus, php-memcached on memcached (ffi/php/test.sh)"
+else
+  fail "PHP package (ffi/php/test.sh)"
 fi
 
 echo "ffi: $steps_passed passed, $steps_failed failed"

@@ -136,6 +136,22 @@ fn python_memcached(p: &mut PythonMemcachedParams, t: keyroute::Topology) -> Res
 #[serde(deny_unknown_fields)]
 struct JavaHashCodeParams {}
 
+/// phpredis 5.3 `RedisArray` (`_target($key)`): node ids are the `hosts` strings in array order;
+/// the key's `{tag}` (first `{` to the next `}`, possibly empty) is hashed, and the hash scaled
+/// onto the hosts (`((h ^ 0xffffffff) * n) / 0xffffffff`) or, with `consistent`, looked up on a
+/// ring of 160 MD5 points per host. Hosts have no weights.
+#[derive(Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+#[serde(deny_unknown_fields)]
+struct PhpredisArrayParams {
+    /// The `consistent => true` option: the MD5 ring (points of `host-0` … `host-39`).
+    #[serde(default)]
+    consistent: bool,
+    /// The `algorithm` option, a PHP `hash()` algorithm name (`default`: none given).
+    #[serde(default)]
+    hash: presets::PhpredisHash,
+}
+
 /// spymemcached 2.12 `KetamaNodeLocator` (what `KetamaConnectionFactory` builds): a server's
 /// node key is `host:port` unless the node gives its exact `name` (e.g. `host/1.2.3.4:11211`
 /// for a resolved host name).
@@ -314,7 +330,7 @@ struct PymemcacheParams {
 const SERVERS: &[NodeField] = &[Id, Host, Port, Weight];
 
 /// The peer presets, in the order docs list them.
-pub(crate) static ALGORITHMS: [Algorithm; 13] = [
+pub(crate) static ALGORITHMS: [Algorithm; 14] = [
     Algorithm {
         name: "libmemcached",
         class_name: "Libmemcached",
@@ -499,6 +515,22 @@ pub(crate) static ALGORITHMS: [Algorithm; 13] = [
         #[cfg(feature = "schema")]
         schema: schema_of::<JavaHashCodeParams>,
         build: |spec, t| build_with(spec, t, |_: &mut JavaHashCodeParams, t| Ok(presets::java_hashcode_modulo(t)?)),
+    },
+    Algorithm {
+        name: "phpredis-array",
+        class_name: "PhpredisArray",
+        kind: Kind::Preset { peer: "phpredis 5.3 RedisArray" },
+        nodes: NodeForm::Nodes,
+        node_fields: &[Id],
+        keywords: &[],
+        example: r#"{"algorithm":"phpredis-array","params":{"consistent":true},"nodes":[{"id":"10.0.1.1:6379"},{"id":"10.0.1.2:6379"},{"id":"10.0.1.3:6379"}]}"#,
+        #[cfg(feature = "schema")]
+        schema: schema_of::<PhpredisArrayParams>,
+        build: |spec, t| {
+            build_with(spec, t, |p: &mut PhpredisArrayParams, t| {
+                Ok(presets::phpredis_array(t, presets::PhpredisOptions { consistent: p.consistent, hash: p.hash })?)
+            })
+        },
     },
 ];
 

@@ -86,7 +86,7 @@ impl Router {
                 PresetRouter::Pymemcache(_) => Weights::Refused,
                 PresetRouter::RedisCluster(_) => Weights::Ignored,
                 PresetRouter::Modulo(m) if matches!(m.rule(), ModuloRule::PythonMemcached) => Weights::Honoured,
-                PresetRouter::Modulo(_) => Weights::Refused,
+                PresetRouter::Modulo(_) | PresetRouter::Phpredis(_) => Weights::Refused,
             },
         }
     }

@@ -22,6 +22,7 @@
 //! | [`libmemcached_modula`] | libmemcached `MODULA` (pylibmc's default distribution) | [`PresetRouter::Modulo`] |
 //! | [`python_memcached`] | python-memcached 1.x server selection, dead servers included | [`PresetRouter::Modulo`] |
 //! | [`java_hashcode_modulo`] | `Math.floorMod(key.hashCode(), n)` in Java | [`PresetRouter::Modulo`] |
+//! | [`phpredis_array`] | phpredis 5.3 `RedisArray`, default and `consistent`, each `algorithm` | [`PresetRouter::Phpredis`] |
 //!
 //! A preset whose core algorithm alone is the peer returns that algorithm's router; one that
 //! must check or rewrite keys first (text-only peers, hash tags, nginx's empty key) returns a
@@ -44,6 +45,7 @@ mod libmemcached;
 mod modulo;
 mod nginx;
 mod npm_hashring;
+mod phpredis;
 mod pymemcache;
 mod python_hash_ring;
 mod redis;
@@ -61,6 +63,7 @@ pub use modulo::{
 };
 pub use nginx::{Nginx, nginx};
 pub use npm_hashring::{NpmHashringOptions, npm_hashring};
+pub use phpredis::{PHPREDIS_MAX_HOST, PhpredisArray, PhpredisHash, PhpredisOptions, phpredis_array, phpredis_tag};
 pub use pymemcache::{PymemcacheOptions, PymemcacheRendezvous, pymemcache_rendezvous};
 pub use python_hash_ring::python_hash_ring;
 pub use redis::{HashTagRule, RedisCluster, RedisClusterOptions, RedisNode, redis_cluster};
@@ -127,6 +130,8 @@ pub enum PresetRouter {
     RedisCluster(RedisCluster),
     /// A client's `hash % n` (libmemcached `MODULA`, python-memcached, Java).
     Modulo(PeerModulo),
+    /// phpredis `RedisArray`.
+    Phpredis(PhpredisArray),
 }
 
 impl PresetRouter {
@@ -142,6 +147,7 @@ impl PresetRouter {
             Self::Pymemcache(r) => r.route(key),
             Self::RedisCluster(r) => Ok(r.route(key)),
             Self::Modulo(r) => r.route(key),
+            Self::Phpredis(r) => r.route(key),
         }
     }
 
@@ -170,12 +176,17 @@ impl PresetRouter {
             Self::Pymemcache(r) => r.replicas(key, out),
             Self::RedisCluster(_) => Err(Error::ReplicasUnsupported),
             Self::Modulo(r) => r.replicas(key, out),
+            Self::Phpredis(r) => r.replicas(key, out),
         }
     }
 
     /// Whether [`PresetRouter::replicas`] answers (the peer defines an order past the owner).
     pub(crate) fn defines_replicas(&self) -> bool {
-        !matches!(self, Self::RedisCluster(_) | Self::Modulo(_))
+        match self {
+            Self::RedisCluster(_) | Self::Modulo(_) => false,
+            Self::Phpredis(r) => r.is_consistent(),
+            _ => true,
+        }
     }
 
     /// The topology.
@@ -188,6 +199,7 @@ impl PresetRouter {
             Self::Pymemcache(r) => r.topology(),
             Self::RedisCluster(r) => r.topology(),
             Self::Modulo(r) => r.topology(),
+            Self::Phpredis(r) => r.topology(),
         }
     }
 }
@@ -339,6 +351,8 @@ mod tests {
             libmemcached_modula(t(), LibmemcachedHash::OneAtATime).unwrap(),
             python_memcached(t(), &[1]).unwrap(),
             java_hashcode_modulo(t()).unwrap(),
+            phpredis_array(t(), PhpredisOptions::default()).unwrap(),
+            phpredis_array(t(), PhpredisOptions { consistent: true, hash: PhpredisHash::Md5 }).unwrap(),
         ]
     }
 

@@ -543,3 +543,36 @@ export interface JavaHashCodeOptions {
 export declare class JavaHashCode extends Router {
   constructor(nodes: Nodes, options?: JavaHashCodeOptions)
 }
+
+/**
+ * Options of `PhpredisArray`.
+ */
+export interface PhpredisArrayOptions {
+  /**
+   * The `consistent => true` option: the MD5 ring (points of `host-0` … `host-39`). Default
+   * `false`.
+   */
+  consistent?: boolean
+  /**
+   * The `algorithm` option, a PHP `hash()` algorithm name (`default`: none given). Default
+   * `"default"`.
+   */
+  hash?: "default" | "md5" | "crc32b" | "fnv132" | "fnv1a32" | "fnv164" | "fnv1a64" | "joaat" | "murmur3a" | "xxh64" | "xxh3"
+  /** The view's version (monotone per topology; 0 when unversioned). */
+  version?: number
+  /** The limits to change for this router (not a spec parameter; see `LIMITS`). */
+  limits?: Limits
+}
+
+/**
+ * phpredis 5.3 `RedisArray` (`_target($key)`): node ids are the `hosts` strings in array order; the
+ * key's `{tag}` (first `{` to the next `}`, possibly empty) is hashed, and the hash scaled onto the
+ * hosts (`((h ^ 0xffffffff) * n) / 0xffffffff`) or, with `consistent`, looked up on a ring of 160
+ * MD5 points per host. Hosts have no weights.
+ *
+ * Reproduces phpredis 5.3 RedisArray (`conformance/PEERS.md`). Spec algorithm `phpredis-array`:
+ * equal weights only; replicas: yes; `routeHash`: no; analysis: sampled.
+ */
+export declare class PhpredisArray extends Router {
+  constructor(nodes: Nodes, options?: PhpredisArrayOptions)
+}

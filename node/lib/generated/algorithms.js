@@ -249,7 +249,21 @@ export function definePresets(Router, forms) {
       super(...forms.args("java-hashcode", forms.nodes, nodes, {  }, options))
     }
   }
-  return { Ring, Jump, Rendezvous, Maglev, Slots, MultiProbe, Modulo, Libmemcached, Spymemcached, Uhashring, NpmHashring, PythonHashRing, Nginx, Twemproxy, Guava, RedisCluster, PymemcacheRendezvous, LibmemcachedModula, PythonMemcached, JavaHashCode }
+  /**
+   * phpredis 5.3 `RedisArray` (`_target($key)`): node ids are the `hosts` strings in array order;
+   * the key's `{tag}` (first `{` to the next `}`, possibly empty) is hashed, and the hash scaled
+   * onto the hosts (`((h ^ 0xffffffff) * n) / 0xffffffff`) or, with `consistent`, looked up on a
+   * ring of 160 MD5 points per host. Hosts have no weights.
+   *
+   * Reproduces phpredis 5.3 RedisArray (`conformance/PEERS.md`). Spec algorithm `phpredis-array`:
+   * equal weights only; replicas: yes; `routeHash`: no; analysis: sampled.
+   */
+  class PhpredisArray extends Router {
+    constructor(nodes, options) {
+      super(...forms.args("phpredis-array", forms.nodes, nodes, { consistent: "consistent", hash: "hash" }, options))
+    }
+  }
+  return { Ring, Jump, Rendezvous, Maglev, Slots, MultiProbe, Modulo, Libmemcached, Spymemcached, Uhashring, NpmHashring, PythonHashRing, Nginx, Twemproxy, Guava, RedisCluster, PymemcacheRendezvous, LibmemcachedModula, PythonMemcached, JavaHashCode, PhpredisArray }
 }
 
 /** Every algorithm and preset: its spec name, constructor, origin and a small spec that builds. */
@@ -274,4 +288,5 @@ export const ALGORITHMS = Object.freeze([
   { name: "libmemcached-modula", className: "LibmemcachedModula", kind: "preset", origin: "libmemcached 1.0.18 / 1.1 MODULA (pylibmc's default distribution)", example: {"algorithm":"libmemcached-modula","nodes":[{"id":"10.0.1.1:11211"},{"id":"10.0.1.2:11211"},{"id":"10.0.1.3:11211"}]} },
   { name: "python-memcached", className: "PythonMemcached", kind: "preset", origin: "python-memcached 1.x Client server selection", example: {"algorithm":"python-memcached","nodes":[{"id":"10.0.1.1:11211"},{"id":"10.0.1.2:11211","weight":2}]} },
   { name: "java-hashcode", className: "JavaHashCode", kind: "preset", origin: "Java Math.floorMod(key.hashCode(), n)", example: {"algorithm":"java-hashcode","nodes":[{"id":"cache-a"},{"id":"cache-b"},{"id":"cache-c"}]} },
+  { name: "phpredis-array", className: "PhpredisArray", kind: "preset", origin: "phpredis 5.3 RedisArray", example: {"algorithm":"phpredis-array","nodes":[{"id":"10.0.1.1:6379"},{"id":"10.0.1.2:6379"},{"id":"10.0.1.3:6379"}],"params":{"consistent":true}} },
 ])

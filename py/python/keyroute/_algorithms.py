@@ -549,6 +549,41 @@ class JavaHashCode(Router):
         return super().__new__(cls, spec, limits=limits)
 
 
+class PhpredisArray(Router):
+    """phpredis 5.3 `RedisArray` (`_target($key)`): node ids are the `hosts` strings in array
+    order; the key's `{tag}` (first `{` to the next `}`, possibly empty) is hashed, and the hash
+    scaled onto the hosts (`((h ^ 0xffffffff) * n) / 0xffffffff`) or, with `consistent`, looked
+    up on a ring of 160 MD5 points per host. Hosts have no weights.
+
+    Reproduces phpredis 5.3 RedisArray (``conformance/PEERS.md``). Spec algorithm
+    ``phpredis-array``: equal weights only; replicas: yes; ``route_hash``: no; analysis:
+    sampled.
+
+    Parameters (``None`` leaves one to the spec's default):
+
+    ``consistent``, default ``false``: The `consistent => true` option: the MD5 ring (points of
+    `host-0` … `host-39`).
+
+    ``hash``, default ``"default"``: The `algorithm` option, a PHP `hash()` algorithm name
+    (`default`: none given). Values: ``default``, ``md5``, ``crc32b``, ``fnv132``, ``fnv1a32``,
+    ``fnv164``, ``fnv1a64``, ``joaat``, ``murmur3a``, ``xxh64``, ``xxh3``.
+    """
+
+    __slots__ = ()
+
+    def __new__(
+        cls,
+        nodes: Nodes,
+        *,
+        consistent: Optional[bool] = None,
+        hash: Optional[Literal["default", "md5", "crc32b", "fnv132", "fnv1a32", "fnv164", "fnv1a64", "joaat", "murmur3a", "xxh64", "xxh3"]] = None,
+        version: int = 0,
+        limits: Optional[Limits] = None,
+    ) -> PhpredisArray:
+        spec = make_spec("phpredis-array", node_list(nodes), {"consistent": consistent, "hash": hash}, version)
+        return super().__new__(cls, spec, limits=limits)
+
+
 __all__ = [
     "Ring",
     "Jump",
@@ -570,4 +605,5 @@ __all__ = [
     "LibmemcachedModula",
     "PythonMemcached",
     "JavaHashCode",
+    "PhpredisArray",
 ]
