@@ -8,6 +8,7 @@
 
 mod cjs;
 mod docs;
+mod dotnet;
 mod golang;
 mod header;
 mod java;
@@ -42,6 +43,7 @@ fn outputs(root: &Path) -> Result<Vec<Output>, String> {
     all.extend(js::outputs());
     all.extend(java::outputs());
     all.push(golang::output());
+    all.push(dotnet::output());
     all.extend(cjs::outputs(root)?);
 
     Ok(all)
