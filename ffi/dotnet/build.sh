@@ -26,7 +26,6 @@ using System.Reflection;
 [assembly: AssemblyDescription("keyroute's consistent-hashing routers over the C library (P/Invoke)")]
 [assembly: AssemblyVersion("$version.0")]
 [assembly: AssemblyInformationalVersion("$version")]
-[assembly: System.Runtime.CompilerServices.InternalsVisibleTo("KeyrouteTests")]
 
 namespace Keyroute
 {

@@ -21,6 +21,24 @@ namespace Keyroute
     {
         readonly RouterHandle handle;
         readonly string[] ids;
+        volatile bool disposed;
+
+        /// <summary>
+        /// The handle for a call, or <see cref="ObjectDisposedException"/> once
+        /// <see cref="Dispose"/> was called. The marshaller's reference on the handle keeps the
+        /// memory alive for a call that got past this check when Dispose ran; this check makes
+        /// every call that starts after Dispose throw, even while other calls are still in
+        /// flight (the handle's own count only refuses once the last of them returns).
+        /// </summary>
+        RouterHandle H
+        {
+            get
+            {
+                if (disposed)
+                    throw new ObjectDisposedException("Keyroute.Router");
+                return handle;
+            }
+        }
 
         /// <summary>
         /// Builds a router from a topology spec in JSON, under the default limits.
@@ -60,13 +78,13 @@ namespace Keyroute
             try
             {
                 uint count;
-                Native.Check(Native.kr_router_node_count(handle, out count));
+                Native.Check(Native.kr_router_node_count(H, out count));
                 ids = new string[count];
                 for (uint i = 0; i < count; i++)
                 {
                     IntPtr p;
                     UIntPtr n;
-                    Native.Check(Native.kr_router_node_id(handle, i, out p, out n));
+                    Native.Check(Native.kr_router_node_id(H, i, out p, out n));
                     ids[i] = Native.Span(p, n);
                 }
             }
@@ -77,7 +95,7 @@ namespace Keyroute
             }
         }
 
-        internal RouterHandle Handle { get { return handle; } }
+        internal RouterHandle Handle { get { return H; } }
 
         /// <summary>
         /// Releases the router's C memory (after any call in flight on another thread returns).
@@ -85,13 +103,14 @@ namespace Keyroute
         /// </summary>
         public void Dispose()
         {
+            disposed = true;
             handle.Dispose();
         }
 
         /// <summary>
         /// Whether <see cref="Dispose"/> was called.
         /// </summary>
-        public bool IsDisposed { get { return handle.IsClosed; } }
+        public bool IsDisposed { get { return disposed; } }
 
         /// <summary>
         /// The number of nodes: route results are below it. Read from a managed copy, so it
@@ -119,7 +138,7 @@ namespace Keyroute
                 throw new ArgumentNullException("key");
             uint node;
             fixed (byte* k = key)
-                Native.Check(Native.kr_route(handle, k, (UIntPtr)key.Length, out node));
+                Native.Check(Native.kr_route(H, k, (UIntPtr)key.Length, out node));
             return (int)node;
         }
 
@@ -136,7 +155,7 @@ namespace Keyroute
                 throw new ArgumentNullException("key");
             uint node;
             fixed (char* k = key)
-                Native.Check(Native.kr_route_utf16(handle, k, (UIntPtr)key.Length, out node));
+                Native.Check(Native.kr_route_utf16(H, k, (UIntPtr)key.Length, out node));
             return (int)node;
         }
 
@@ -251,8 +270,8 @@ namespace Keyroute
                 throw new BufferTooSmallException("nodes holds " + nodes.Length + " results, the batch has " + count + " keys");
             if (count == 0)
             {
-                if (handle.IsClosed)
-                    throw new ObjectDisposedException("Router");
+                if (disposed)
+                    throw new ObjectDisposedException("Keyroute.Router");
                 return;
             }
             fixed (byte* b = buf)
@@ -265,7 +284,7 @@ namespace Keyroute
                     s[i].Ptr = (IntPtr)(b + at);
                     at += (long)s[i].Len.ToUInt64();
                 }
-                Native.Check(Native.kr_route_batch(handle, s, (UIntPtr)count, (uint*)n, (UIntPtr)nodes.Length));
+                Native.Check(Native.kr_route_batch(H, s, (UIntPtr)count, (uint*)n, (UIntPtr)nodes.Length));
             }
         }
 
@@ -285,7 +304,7 @@ namespace Keyroute
             var nodes = new int[count];
             fixed (byte* k = key)
             fixed (int* n = nodes)
-                Native.Check(Native.kr_replicas(handle, k, (UIntPtr)key.Length, (uint*)n, (UIntPtr)count));
+                Native.Check(Native.kr_replicas(H, k, (UIntPtr)key.Length, (uint*)n, (UIntPtr)count));
             return nodes;
         }
 
@@ -305,7 +324,7 @@ namespace Keyroute
             byte has;
             uint slot;
             fixed (byte* k = key)
-                Native.Check(Native.kr_slot(handle, k, (UIntPtr)key.Length, out has, out slot));
+                Native.Check(Native.kr_slot(H, k, (UIntPtr)key.Length, out has, out slot));
             return has != 0 ? (int?)slot : null;
         }
 
@@ -326,7 +345,7 @@ namespace Keyroute
                 throw new ArgumentNullException("key");
             ulong h;
             fixed (byte* k = key)
-                Native.Check(Native.kr_key_hash(handle, k, (UIntPtr)key.Length, out h));
+                Native.Check(Native.kr_key_hash(H, k, (UIntPtr)key.Length, out h));
             return h;
         }
 
@@ -336,7 +355,7 @@ namespace Keyroute
         public int RouteHash(ulong hash)
         {
             uint node;
-            Native.Check(Native.kr_route_hash(handle, hash, out node));
+            Native.Check(Native.kr_route_hash(H, hash, out node));
             return (int)node;
         }
 
@@ -349,7 +368,7 @@ namespace Keyroute
             get
             {
                 ulong f;
-                Native.Check(Native.kr_router_fingerprint(handle, out f));
+                Native.Check(Native.kr_router_fingerprint(H, out f));
                 return f;
             }
         }
@@ -362,7 +381,7 @@ namespace Keyroute
             get
             {
                 ulong v;
-                Native.Check(Native.kr_router_version(handle, out v));
+                Native.Check(Native.kr_router_version(H, out v));
                 return v;
             }
         }
@@ -379,10 +398,10 @@ namespace Keyroute
                 try
                 {
                     // The text is borrowed from the router: hold a reference while copying it.
-                    handle.DangerousAddRef(ref added);
+                    H.DangerousAddRef(ref added);
                     IntPtr p;
                     UIntPtr n;
-                    Native.Check(Native.kr_router_canonical_json(handle, out p, out n));
+                    Native.Check(Native.kr_router_canonical_json(H, out p, out n));
                     return Native.Span(p, n);
                 }
                 finally

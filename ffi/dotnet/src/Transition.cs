@@ -37,6 +37,24 @@ namespace Keyroute
     {
         readonly TransitionHandle handle;
         readonly string[] ids;
+        volatile bool disposed;
+
+        /// <summary>
+        /// The handle for a call, or <see cref="ObjectDisposedException"/> once
+        /// <see cref="Dispose"/> was called. The marshaller's reference on the handle keeps the
+        /// memory alive for a call that got past this check when Dispose ran; this check makes
+        /// every call that starts after Dispose throw, even while other calls are still in
+        /// flight (the handle's own count only refuses once the last of them returns).
+        /// </summary>
+        TransitionHandle H
+        {
+            get
+            {
+                if (disposed)
+                    throw new ObjectDisposedException("Keyroute.Transition");
+                return handle;
+            }
+        }
 
         /// <summary>
         /// A transition from <paramref name="from"/> to <paramref name="to"/> at
@@ -55,13 +73,13 @@ namespace Keyroute
             try
             {
                 uint count;
-                Native.Check(Native.kr_transition_node_count(handle, out count));
+                Native.Check(Native.kr_transition_node_count(H, out count));
                 ids = new string[count];
                 for (uint i = 0; i < count; i++)
                 {
                     IntPtr p;
                     UIntPtr n;
-                    Native.Check(Native.kr_transition_node_id(handle, i, out p, out n));
+                    Native.Check(Native.kr_transition_node_id(H, i, out p, out n));
                     ids[i] = Native.Span(p, n);
                 }
             }
@@ -77,13 +95,14 @@ namespace Keyroute
         /// </summary>
         public void Dispose()
         {
+            disposed = true;
             handle.Dispose();
         }
 
         /// <summary>
         /// Whether <see cref="Dispose"/> was called.
         /// </summary>
-        public bool IsDisposed { get { return handle.IsClosed; } }
+        public bool IsDisposed { get { return disposed; } }
 
         /// <summary>
         /// The number of nodes of the transition (both routers' nodes, each once).
@@ -110,10 +129,10 @@ namespace Keyroute
             get
             {
                 double p;
-                Native.Check(Native.kr_transition_progress(handle, out p));
+                Native.Check(Native.kr_transition_progress(H, out p));
                 return p;
             }
-            set { Native.Check(Native.kr_transition_set_progress(handle, value)); }
+            set { Native.Check(Native.kr_transition_set_progress(H, value)); }
         }
 
         /// <summary>
@@ -125,7 +144,7 @@ namespace Keyroute
                 throw new ArgumentNullException("key");
             uint node;
             fixed (byte* k = key)
-                Native.Check(Native.kr_transition_route(handle, k, (UIntPtr)key.Length, out node));
+                Native.Check(Native.kr_transition_route(H, k, (UIntPtr)key.Length, out node));
             return (int)node;
         }
 
@@ -143,7 +162,7 @@ namespace Keyroute
                 throw new ArgumentNullException("key");
             NativePlacement p;
             fixed (byte* k = key)
-                Native.Check(Native.kr_transition_route_with_fallback(handle, k, (UIntPtr)key.Length, out p));
+                Native.Check(Native.kr_transition_route_with_fallback(H, k, (UIntPtr)key.Length, out p));
             return new Placement { Owner = (int)p.Owner, Previous = (int)p.Previous, HasPrevious = p.HasPrevious != 0 };
         }
 
@@ -161,7 +180,7 @@ namespace Keyroute
                 throw new ArgumentNullException("key");
             byte b;
             fixed (byte* k = key)
-                Native.Check(Native.kr_transition_has_cut_over(handle, k, (UIntPtr)key.Length, out b));
+                Native.Check(Native.kr_transition_has_cut_over(H, k, (UIntPtr)key.Length, out b));
             return b != 0;
         }
 
