@@ -18,7 +18,9 @@
 #      whole conformance corpus, keyroute through JNA against spymemcached and Guava, and the
 #      spymemcached NodeLocator in a real MemcachedClient against memcached servers it starts;
 #   6. runs the Go package's tests against the install of step 4 (ffi/go/test.sh): its own, the
-#      whole corpus, and gomemcache with keyroute's selector on real memcached.
+#      whole corpus, and gomemcache with keyroute's selector on real memcached;
+#   7. runs the .NET assembly's tests against the same install (ffi/dotnet/test.sh): its own
+#      (errors by kind, Dispose, finalizers, threads) and the whole corpus, on Mono.
 #
 # Closes with "ffi: N passed, M failed" (N, M: steps); exits non-zero if any step failed.
 set -euo pipefail
@@ -234,6 +236,15 @@ if "$FFI/go/test.sh" --prefix "$prefix" --libdir "$libdir"; then
   pass "Go package: every method and error kind, the corpus, gomemcache on memcached (ffi/go/test.sh)"
 else
   fail "Go package (ffi/go/test.sh)"
+fi
+
+# ---------------------------------------------------------------- 7. .NET through the C ABI
+# The assembly (ffi/dotnet, C# on Mono over P/Invoke) against the install of step 4: its tests
+# and the corpus as installed (ffi/dotnet/test.sh).
+if "$FFI/dotnet/test.sh" --prefix "$prefix" --libdir "$libdir"; then
+  pass ".NET assembly: every method and error kind, Dispose and threads, the corpus (ffi/dotnet/test.sh)"
+else
+  fail ".NET assembly (ffi/dotnet/test.sh)"
 fi
 
 echo "ffi: $steps_passed passed, $steps_failed failed"
