@@ -13,7 +13,8 @@
 # The package holds no native code: the C library comes from the C release tarball (or any
 # `make install`), found by the loader. The .nupkg is written here as the zip it is (the parts
 # `nuget pack` writes, in a fixed order, dated SOURCE_DATE_EPOCH), so `make dist` needs only
-# Mono's compiler; scripts/dist/test-dotnet.sh installs it with Debian's NuGet client to check it.
+# Mono's compiler and two builds give the same bytes (mcs is deterministic for the same sources);
+# scripts/dist/test-dotnet.sh installs it with Debian's NuGet client to check it.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=${1:?usage: build-dotnet.sh OUT}
