@@ -95,13 +95,11 @@ pub fn output() -> Output {
     out.push_str("        internal static KeyrouteException Create(ErrorCode code, string message)\n        {\n");
     out.push_str("            switch (code)\n            {\n");
     for &c in ErrorCode::ALL {
-        out.push_str(&format!(
-            "                case ErrorCode.{}: return new {}(message);\n",
-            member(c),
-            class(c)
-        ));
+        out.push_str(&format!("                case ErrorCode.{}: return new {}(message);\n", member(c), class(c)));
     }
-    out.push_str("                default: return new KeyrouteException(code, message);\n            }\n        }\n    }\n");
+    out.push_str(
+        "                default: return new KeyrouteException(code, message);\n            }\n        }\n    }\n",
+    );
 
     for &c in ErrorCode::ALL {
         out.push('\n');

@@ -257,7 +257,6 @@ namespace Keyroute
     /// <summary>
     /// The spec is not valid JSON (or TOML). (<c>invalid_json</c>, code 1, category value)
     /// </summary>
-    [System.Serializable]
     public sealed class InvalidJsonException : KeyrouteException
     {
         /// <summary>
@@ -270,7 +269,6 @@ namespace Keyroute
     /// The spec does not have the shape of a topology spec (missing or unknown field, wrong type).
     /// (<c>invalid_spec</c>, code 2, category value)
     /// </summary>
-    [System.Serializable]
     public sealed class InvalidSpecException : KeyrouteException
     {
         /// <summary>
@@ -283,7 +281,6 @@ namespace Keyroute
     /// The <c>algorithm</c> names no algorithm or preset. (<c>unknown_algorithm</c>, code 3,
     /// category value)
     /// </summary>
-    [System.Serializable]
     public sealed class UnknownAlgorithmException : KeyrouteException
     {
         /// <summary>
@@ -295,7 +292,6 @@ namespace Keyroute
     /// <summary>
     /// The topology has no nodes. (<c>empty_topology</c>, code 4, category value)
     /// </summary>
-    [System.Serializable]
     public sealed class EmptyTopologyException : KeyrouteException
     {
         /// <summary>
@@ -307,7 +303,6 @@ namespace Keyroute
     /// <summary>
     /// Two nodes share an id. (<c>duplicate_node_id</c>, code 5, category value)
     /// </summary>
-    [System.Serializable]
     public sealed class DuplicateNodeIdException : KeyrouteException
     {
         /// <summary>
@@ -319,7 +314,6 @@ namespace Keyroute
     /// <summary>
     /// Every node has weight 0. (<c>zero_total_weight</c>, code 6, category value)
     /// </summary>
-    [System.Serializable]
     public sealed class ZeroTotalWeightException : KeyrouteException
     {
         /// <summary>
@@ -332,7 +326,6 @@ namespace Keyroute
     /// More nodes than the limits allow (<c>max_nodes</c>). (<c>too_many_nodes</c>, code 7,
     /// category range)
     /// </summary>
-    [System.Serializable]
     public sealed class TooManyNodesException : KeyrouteException
     {
         /// <summary>
@@ -346,7 +339,6 @@ namespace Keyroute
     /// (<c>max_points</c>, <c>max_hashed_bytes</c>). (<c>too_many_points</c>, code 8, category
     /// range)
     /// </summary>
-    [System.Serializable]
     public sealed class TooManyPointsException : KeyrouteException
     {
         /// <summary>
@@ -358,7 +350,6 @@ namespace Keyroute
     /// <summary>
     /// A node id is empty or too long. (<c>invalid_node_id</c>, code 9, category value)
     /// </summary>
-    [System.Serializable]
     public sealed class InvalidNodeIdException : KeyrouteException
     {
         /// <summary>
@@ -371,7 +362,6 @@ namespace Keyroute
     /// The algorithm cannot honour unequal weights. (<c>weights_unsupported</c>, code 10, category
     /// value)
     /// </summary>
-    [System.Serializable]
     public sealed class WeightsUnsupportedException : KeyrouteException
     {
         /// <summary>
@@ -384,7 +374,6 @@ namespace Keyroute
     /// More replicas requested than nodes that can hold one. (<c>replicas_exceed_nodes</c>, code
     /// 11, category range)
     /// </summary>
-    [System.Serializable]
     public sealed class ReplicasExceedNodesException : KeyrouteException
     {
         /// <summary>
@@ -397,7 +386,6 @@ namespace Keyroute
     /// The algorithm defines no replica order. (<c>replicas_unsupported</c>, code 12, category
     /// value)
     /// </summary>
-    [System.Serializable]
     public sealed class ReplicasUnsupportedException : KeyrouteException
     {
         /// <summary>
@@ -410,7 +398,6 @@ namespace Keyroute
     /// A Maglev table size that is not prime. (<c>table_size_not_prime</c>, code 13, category
     /// value)
     /// </summary>
-    [System.Serializable]
     public sealed class TableSizeNotPrimeException : KeyrouteException
     {
         /// <summary>
@@ -423,7 +410,6 @@ namespace Keyroute
     /// A table size out of range for the topology, or past the limit (<c>max_table_entries</c>).
     /// (<c>table_size_out_of_range</c>, code 14, category range)
     /// </summary>
-    [System.Serializable]
     public sealed class TableSizeOutOfRangeException : KeyrouteException
     {
         /// <summary>
@@ -436,7 +422,6 @@ namespace Keyroute
     /// A parameter outside its documented range, or inconsistent with the rest of the spec.
     /// (<c>invalid_parameter</c>, code 15, category value)
     /// </summary>
-    [System.Serializable]
     public sealed class InvalidParameterException : KeyrouteException
     {
         /// <summary>
@@ -449,7 +434,6 @@ namespace Keyroute
     /// A key the algorithm cannot take (a peer's text-only ring given bytes that are not UTF-8).
     /// (<c>invalid_key</c>, code 16, category value)
     /// </summary>
-    [System.Serializable]
     public sealed class InvalidKeyException : KeyrouteException
     {
         /// <summary>
@@ -462,7 +446,6 @@ namespace Keyroute
     /// An output buffer shorter than the results. (<c>buffer_too_small</c>, code 17, category
     /// range)
     /// </summary>
-    [System.Serializable]
     public sealed class BufferTooSmallException : KeyrouteException
     {
         /// <summary>
@@ -474,7 +457,6 @@ namespace Keyroute
     /// <summary>
     /// A required pointer was null (C ABI). (<c>null_pointer</c>, code 18, category value)
     /// </summary>
-    [System.Serializable]
     public sealed class NullPointerException : KeyrouteException
     {
         /// <summary>
@@ -487,7 +469,6 @@ namespace Keyroute
     /// Text that must be UTF-8 is not (or, from UTF-16, holds a lone surrogate).
     /// (<c>invalid_utf8</c>, code 19, category value)
     /// </summary>
-    [System.Serializable]
     public sealed class InvalidUtf8Exception : KeyrouteException
     {
         /// <summary>
@@ -499,7 +480,6 @@ namespace Keyroute
     /// <summary>
     /// A node index out of range. (<c>node_out_of_range</c>, code 20, category lookup)
     /// </summary>
-    [System.Serializable]
     public sealed class NodeOutOfRangeException : KeyrouteException
     {
         /// <summary>
@@ -512,7 +492,6 @@ namespace Keyroute
     /// The algorithm does not route on one 64-bit key hash, so routing by hash is undefined.
     /// (<c>route_hash_unsupported</c>, code 21, category value)
     /// </summary>
-    [System.Serializable]
     public sealed class RouteHashUnsupportedException : KeyrouteException
     {
         /// <summary>
@@ -525,7 +504,6 @@ namespace Keyroute
     /// An argument of the wrong type (a key that is neither text nor bytes, a count that is not an
     /// integer). (<c>invalid_type</c>, code 22, category type)
     /// </summary>
-    [System.Serializable]
     public sealed class InvalidTypeException : KeyrouteException
     {
         /// <summary>
@@ -537,7 +515,6 @@ namespace Keyroute
     /// <summary>
     /// Reading or writing a file or stream failed. (<c>io</c>, code 23, category io)
     /// </summary>
-    [System.Serializable]
     public sealed class IoException : KeyrouteException
     {
         /// <summary>
@@ -550,7 +527,6 @@ namespace Keyroute
     /// The spec document is larger than the limit (<c>max_spec_bytes</c>). (<c>spec_too_large</c>,
     /// code 24, category range)
     /// </summary>
-    [System.Serializable]
     public sealed class SpecTooLargeException : KeyrouteException
     {
         /// <summary>
@@ -563,7 +539,6 @@ namespace Keyroute
     /// Memory for what the spec asks for could not be allocated. (<c>out_of_memory</c>, code 25,
     /// category memory)
     /// </summary>
-    [System.Serializable]
     public sealed class KeyrouteOutOfMemoryException : KeyrouteException
     {
         /// <summary>
@@ -576,7 +551,6 @@ namespace Keyroute
     /// A command-line argument the <c>keyroute</c> command cannot use (an unknown option, a missing
     /// value). (<c>invalid_argument</c>, code 26, category value)
     /// </summary>
-    [System.Serializable]
     public sealed class InvalidArgumentException : KeyrouteException
     {
         /// <summary>
@@ -589,7 +563,6 @@ namespace Keyroute
     /// A spec file ending in <c>.toml</c> that is not valid TOML. (<c>invalid_toml</c>, code 27,
     /// category value)
     /// </summary>
-    [System.Serializable]
     public sealed class InvalidTomlException : KeyrouteException
     {
         /// <summary>
@@ -602,7 +575,6 @@ namespace Keyroute
     /// A view whose version is not newer than the view in effect (a live view only moves forward).
     /// (<c>stale_version</c>, code 28, category value)
     /// </summary>
-    [System.Serializable]
     public sealed class StaleVersionException : KeyrouteException
     {
         /// <summary>
@@ -615,7 +587,6 @@ namespace Keyroute
     /// A publish whose expected version is not the source's current one: another publisher got
     /// there first. (<c>version_conflict</c>, code 29, category value)
     /// </summary>
-    [System.Serializable]
     public sealed class VersionConflictException : KeyrouteException
     {
         /// <summary>
@@ -628,7 +599,6 @@ namespace Keyroute
     /// A document whose fingerprint is not the fingerprint of the view it describes.
     /// (<c>fingerprint_mismatch</c>, code 30, category value)
     /// </summary>
-    [System.Serializable]
     public sealed class FingerprintMismatchException : KeyrouteException
     {
         /// <summary>
@@ -641,7 +611,6 @@ namespace Keyroute
     /// A live view asked to route before any view was applied to it. (<c>no_view</c>, code 31,
     /// category lookup)
     /// </summary>
-    [System.Serializable]
     public sealed class NoViewException : KeyrouteException
     {
         /// <summary>
@@ -655,7 +624,6 @@ namespace Keyroute
     /// of range, a rollout without a progress or a schedule). (<c>invalid_view</c>, code 32,
     /// category value)
     /// </summary>
-    [System.Serializable]
     public sealed class InvalidViewException : KeyrouteException
     {
         /// <summary>
@@ -668,7 +636,6 @@ namespace Keyroute
     /// A source URL with a scheme keyroute has no source for. (<c>unknown_source</c>, code 33,
     /// category value)
     /// </summary>
-    [System.Serializable]
     public sealed class UnknownSourceException : KeyrouteException
     {
         /// <summary>
@@ -681,7 +648,6 @@ namespace Keyroute
     /// A bug in keyroute caught at a language boundary (a panic); please report it.
     /// (<c>internal</c>, code 99, category internal)
     /// </summary>
-    [System.Serializable]
     public sealed class InternalException : KeyrouteException
     {
         /// <summary>
