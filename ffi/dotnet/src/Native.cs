@@ -164,6 +164,52 @@ namespace Keyroute
         }
 
         /// <summary>
+        /// Writes the UTF-8 of <paramref name="len"/> UTF-16 units at <paramref name="src"/> to
+        /// <paramref name="dst"/>, which has room for 3 bytes a unit (a surrogate pair, two
+        /// units, takes 4). Returns the bytes written, or -1 for a lone surrogate. One pass, no
+        /// allocation: the batch path's encoder (the framework's strict encoder costs a second
+        /// pass to size the output, and more per key on Mono).
+        /// </summary>
+        internal static int EncodeUtf8(char* src, int len, byte* dst)
+        {
+            byte* d = dst;
+            for (int i = 0; i < len; i++)
+            {
+                uint c = src[i];
+                if (c < 0x80)
+                {
+                    *d++ = (byte)c;
+                }
+                else if (c < 0x800)
+                {
+                    *d++ = (byte)(0xC0 | (c >> 6));
+                    *d++ = (byte)(0x80 | (c & 0x3F));
+                }
+                else if (c < 0xD800 || c > 0xDFFF)
+                {
+                    *d++ = (byte)(0xE0 | (c >> 12));
+                    *d++ = (byte)(0x80 | ((c >> 6) & 0x3F));
+                    *d++ = (byte)(0x80 | (c & 0x3F));
+                }
+                else
+                {
+                    if (c > 0xDBFF || i + 1 >= len)
+                        return -1;
+                    uint low = src[i + 1];
+                    if (low < 0xDC00 || low > 0xDFFF)
+                        return -1;
+                    i++;
+                    uint cp = 0x10000 + ((c - 0xD800) << 10) + (low - 0xDC00);
+                    *d++ = (byte)(0xF0 | (cp >> 18));
+                    *d++ = (byte)(0x80 | ((cp >> 12) & 0x3F));
+                    *d++ = (byte)(0x80 | ((cp >> 6) & 0x3F));
+                    *d++ = (byte)(0x80 | (cp & 0x3F));
+                }
+            }
+            return (int)(d - dst);
+        }
+
+        /// <summary>
         /// The UTF-8 of text, refusing a lone surrogate with <see cref="InvalidUtf8Exception"/>
         /// (the key text policy every surface shares).
         /// </summary>

@@ -197,30 +197,30 @@ namespace Keyroute
         {
             if (keys == null)
                 throw new ArgumentNullException("keys");
-            int total = 0;
+            long room = 0;
             for (int i = 0; i < keys.Count; i++)
             {
                 if (keys[i] == null)
                     throw new ArgumentNullException("keys", "key " + i + " is null");
-                try
-                {
-                    total = checked(total + Native.StrictUtf8.GetByteCount(keys[i]));
-                }
-                catch (EncoderFallbackException)
-                {
-                    throw new InvalidUtf8Exception("key " + i + " holds a lone surrogate");
-                }
+                room += 3L * keys[i].Length;
             }
-            byte[] buf = Scratch(ref batchBytes, total);
-            int at = 0;
-            var ends = Scratch(ref batchSpans, keys.Count);
-            for (int i = 0; i < keys.Count; i++)
+            byte[] buf = Scratch(ref batchBytes, checked((int)room));
+            var spans = Scratch(ref batchSpans, keys.Count);
+            fixed (byte* b = buf)
             {
-                int n = Native.StrictUtf8.GetBytes(keys[i], 0, keys[i].Length, buf, at);
-                ends[i].Len = (UIntPtr)n;
-                at += n;
+                int at = 0;
+                for (int i = 0; i < keys.Count; i++)
+                {
+                    int n;
+                    fixed (char* k = keys[i])
+                        n = Native.EncodeUtf8(k, keys[i].Length, b + at);
+                    if (n < 0)
+                        throw new InvalidUtf8Exception("key " + i + " holds a lone surrogate");
+                    spans[i].Len = (UIntPtr)n;
+                    at += n;
+                }
             }
-            RoutePacked(buf, ends, keys.Count, nodes);
+            RoutePacked(buf, spans, keys.Count, nodes);
         }
 
         /// <summary>

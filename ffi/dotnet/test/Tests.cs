@@ -112,6 +112,8 @@ static class Tests
             ThrowsKind<ReplicasExceedNodesException>(ErrorCode.ReplicasExceedNodes, () => r.Replicas("k", 4), "4 replicas of 3 nodes");
             ThrowsKind<InvalidUtf8Exception>(ErrorCode.InvalidUtf8, () => r.Route("a\ud800b"), "a lone surrogate");
             ThrowsKind<InvalidUtf8Exception>(ErrorCode.InvalidUtf8, () => r.RouteBatch(new[] { "ok", "\udc00" }), "a lone surrogate in a batch");
+            ThrowsKind<InvalidUtf8Exception>(ErrorCode.InvalidUtf8, () => r.RouteBatch(new[] { "ok", "x\ud800" }), "a high surrogate ending a batch key");
+            ThrowsKind<InvalidUtf8Exception>(ErrorCode.InvalidUtf8, () => r.RouteBatch(new[] { "\ud800x" }), "a high surrogate before a non-surrogate");
             ThrowsKind<InvalidUtf8Exception>(ErrorCode.InvalidUtf8, () => r.Replicas("\ud800", 1), "a lone surrogate for replicas");
             ThrowsKind<BufferTooSmallException>(ErrorCode.BufferTooSmall, () => r.RouteBatch(new[] { "a", "b" }, new int[1]), "a short result buffer");
             ThrowsKind<InvalidParameterException>(ErrorCode.InvalidParameter, () => r.Replicas("k", -1), "a negative count");
@@ -140,7 +142,8 @@ static class Tests
             var bytes = new List<byte[]>();
             for (int i = 0; i < 1000; i++)
             {
-                keys.Add("key:" + i + (i % 7 == 0 ? "é" : ""));
+                // ASCII, and 2-, 3- and 4-byte UTF-8 (a surrogate pair) for the batch path's encoder.
+                keys.Add("key:" + i + (i % 7 == 0 ? "é" : i % 7 == 1 ? "鍵" : i % 7 == 2 ? "\ud83d\udd11" : ""));
                 bytes.Add(B(keys[i]));
             }
             keys.Add("");
