@@ -50,6 +50,22 @@ namespace Keyroute
     }
 
     /// <summary>
+    /// <c>kr_capabilities</c>.
+    /// </summary>
+    [StructLayout(LayoutKind.Sequential)]
+    internal struct NativeCapabilities
+    {
+        public uint Weights;
+        public uint Analysis;
+        public uint SampleKeys;
+        public uint Slots;
+        public uint PointsPerWeight;
+        public byte Replicas;
+        public byte RouteHash;
+        public byte Rebalance;
+    }
+
+    /// <summary>
     /// <c>kr_placement</c>.
     /// </summary>
     [StructLayout(LayoutKind.Sequential)]
@@ -93,6 +109,10 @@ namespace Keyroute
         [DllImport(Lib)]
         internal static extern uint kr_route_batch(RouterHandle router, KeySpan* keys, UIntPtr count, uint* nodes, UIntPtr nodesLen);
         [DllImport(Lib)] internal static extern uint kr_replicas(RouterHandle router, byte* key, UIntPtr len, uint* nodes, UIntPtr count);
+        [DllImport(Lib)]
+        internal static extern uint kr_spread(RouterHandle router, byte* key, UIntPtr len, UIntPtr r, ulong selector, out uint node);
+        [DllImport(Lib)] internal static extern uint kr_client_selector(byte* client, UIntPtr len, out ulong selector);
+        [DllImport(Lib)] internal static extern uint kr_router_capabilities(RouterHandle router, out NativeCapabilities capabilities);
         [DllImport(Lib)] internal static extern uint kr_slot(RouterHandle router, byte* key, UIntPtr len, out byte hasSlot, out uint slot);
         [DllImport(Lib)] internal static extern uint kr_key_hash(RouterHandle router, byte* key, UIntPtr len, out ulong hash);
         [DllImport(Lib)] internal static extern uint kr_route_hash(RouterHandle router, ulong hash, out uint node);

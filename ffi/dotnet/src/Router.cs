@@ -314,6 +314,56 @@ namespace Keyroute
         public int[] Replicas(string key, int count) { return Replicas(Native.Utf8(key, "key"), count); }
 
         /// <summary>
+        /// Read spreading for a hot key: the <c>selector mod replicas</c>-th of the key's first
+        /// <paramref name="replicas"/> replicas (owner first). Pass
+        /// <see cref="ClientSelector"/> of the client's id for a copy that stays the same per
+        /// client, or a random number to spread every read.
+        /// </summary>
+        /// <exception cref="InvalidParameterException">For <paramref name="replicas"/> 0 or below.</exception>
+        public int Spread(byte[] key, int replicas, ulong selector)
+        {
+            if (key == null)
+                throw new ArgumentNullException("key");
+            if (replicas < 0)
+                throw new InvalidParameterException("replicas is negative: " + replicas);
+            uint node;
+            fixed (byte* k = key)
+                Native.Check(Native.kr_spread(H, k, (UIntPtr)key.Length, (UIntPtr)replicas, selector, out node));
+            return (int)node;
+        }
+
+        /// <summary>
+        /// <see cref="Spread(byte[], int, ulong)"/> of a text key's UTF-8.
+        /// </summary>
+        public int Spread(string key, int replicas, ulong selector) { return Spread(Native.Utf8(key, "key"), replicas, selector); }
+
+        /// <summary>
+        /// The read-spreading selector of a client id (XXH3-64 of its UTF-8), the same on every
+        /// surface.
+        /// </summary>
+        public static ulong ClientSelector(string client)
+        {
+            byte[] id = Native.Utf8(client, "client");
+            ulong s;
+            fixed (byte* p = id)
+                Native.Check(Native.kr_client_selector(p, (UIntPtr)id.Length, out s));
+            return s;
+        }
+
+        /// <summary>
+        /// What the router supports.
+        /// </summary>
+        public Capabilities Capabilities
+        {
+            get
+            {
+                NativeCapabilities c;
+                Native.Check(Native.kr_router_capabilities(H, out c));
+                return new Capabilities(c);
+            }
+        }
+
+        /// <summary>
         /// The slot a byte key falls in, for routers built on a slot table (<c>slots</c>,
         /// <c>redis-cluster</c>); null for the others.
         /// </summary>

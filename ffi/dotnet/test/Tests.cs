@@ -120,6 +120,8 @@ static class Tests
             using (var j = new Router(Jump))
             {
                 ThrowsKind<ReplicasUnsupportedException>(ErrorCode.ReplicasUnsupported, () => j.Replicas("k", 2), "replicas of jump");
+                ThrowsKind<ReplicasUnsupportedException>(ErrorCode.ReplicasUnsupported, () => j.Spread("k", 2, 0), "spread of jump");
+                Check(!j.Capabilities.Replicas, "jump has no replica order");
                 ThrowsKind<InvalidParameterException>(ErrorCode.InvalidParameter, () => new Transition(r, j, 1.5), "progress 1.5");
             }
         }
@@ -163,6 +165,20 @@ static class Tests
                 Check(r.NodeId(rep[0]).Length > 0 && r.Replicas(bytes[i], 3).Length == 3, "three replicas");
             }
             Check(r.RouteBatch(new string[0]).Length == 0, "an empty batch");
+            Capabilities caps = r.Capabilities;
+            Check(caps.Weights == "honoured" && caps.Replicas && caps.RouteHash && caps.PointsPerWeight == 160 && caps.Slots == 0
+                && caps.Analysis.Length > 0, "ring capabilities");
+            ulong selector = Router.ClientSelector("client-7");
+            Check(selector == Router.ClientSelector("client-7") && selector != Router.ClientSelector("client-8"), "client selectors");
+            for (int i = 0; i < 200; i++)
+            {
+                string k = "hot:" + i;
+                Check(r.Spread(k, 1, selector) == r.Route(k), "spread over one replica is the owner");
+                int[] two = r.Replicas(k, 2);
+                int spread = r.Spread(B(k), 2, (ulong)i);
+                Check(spread == two[i % 2], "spread " + spread + " is replica " + (i % 2) + " of " + k);
+            }
+            ThrowsKind<InvalidParameterException>(ErrorCode.InvalidParameter, () => r.Spread("k", 0, 1), "spread over 0 replicas");
             Check(r.Slot("k") == null, "a ring has no slots");
             Check(r.Fingerprint != 0 && r.SpecVersion == 0, "fingerprint and version");
             Check(r.CanonicalJson.StartsWith("{") && r.CanonicalJson.Contains("cache-b"), "canonical JSON " + r.CanonicalJson);
@@ -172,6 +188,7 @@ static class Tests
         }
         using (var s = new Router(Slots))
         {
+            Check(s.Capabilities.Slots == 16384 && !s.Capabilities.RouteHash && s.Capabilities.PointsPerWeight == 0, "slot table capabilities");
             ThrowsKind<RouteHashUnsupportedException>(ErrorCode.RouteHashUnsupported, () => s.KeyHash(B("k")), "key hash of a slot table");
             ThrowsKind<RouteHashUnsupportedException>(ErrorCode.RouteHashUnsupported, () => s.RouteHash(1), "route hash of a slot table");
             int? slot = s.Slot("user:{42}:name");
@@ -239,6 +256,8 @@ static class Tests
             { "RouteBatch(byte[][])", () => r.RouteBatch(new List<byte[]> { B("k") }) },
             { "Replicas", () => r.Replicas("k", 1) },
             { "Slot", () => r.Slot("k") },
+            { "Spread", () => r.Spread("k", 1, 0) },
+            { "Capabilities", () => { Capabilities c = r.Capabilities; Check(c == null, "unreachable"); } },
             { "KeyHash", () => r.KeyHash(B("k")) },
             { "RouteHash", () => r.RouteHash(1) },
             { "Fingerprint", () => { ulong f = r.Fingerprint; Check(f == 0, "unreachable"); } },
