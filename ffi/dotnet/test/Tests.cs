@@ -388,7 +388,8 @@ static class Tests
         Check(wrong == 0, wrong + " wrong routes while disposing");
         Check(otherErrors == 0, otherErrors + " calls failed otherwise than ObjectDisposedException");
         Check(disposedSeen == threads * rounds, disposedSeen + " threads saw the Dispose, expected " + threads * rounds);
-        Check(Live == before, (Live - before) + " handles left after the races");
+        // At most as many as before: a handle the finalizer test left may be freed meanwhile.
+        Check(Live <= before, (Live - before) + " handles left after the races");
     }
 
     /// <summary>
