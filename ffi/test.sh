@@ -20,7 +20,9 @@
 #   6. runs the Go package's tests against the install of step 4 (ffi/go/test.sh): its own, the
 #      whole corpus, and gomemcache with keyroute's selector on real memcached;
 #   7. runs the PHP package's tests against the same install (ffi/php/test.sh): its own, the
-#      whole corpus, and php-memcached against keyroute's libmemcached presets on real memcached.
+#      whole corpus, and php-memcached against keyroute's libmemcached presets on real memcached;
+#   8. runs the .NET assembly's tests against the same install (ffi/dotnet/test.sh): its own
+#      (errors by kind, Dispose, finalizers, threads) and the whole corpus, on Mono.
 #
 # Closes with "ffi: N passed, M failed" (N, M: steps); exits non-zero if any step failed.
 set -euo pipefail
@@ -245,6 +247,15 @@ if "$FFI/php/test.sh" --prefix "$prefix" --libdir "$libdir"; then
   pass "PHP package: every method and error kind, the corpus, php-memcached on memcached (ffi/php/test.sh)"
 else
   fail "PHP package (ffi/php/test.sh)"
+fi
+
+# ---------------------------------------------------------------- 8. .NET through the C ABI
+# The assembly (ffi/dotnet, C# on Mono over P/Invoke) against the install of step 4: its tests
+# and the corpus as installed (ffi/dotnet/test.sh).
+if "$FFI/dotnet/test.sh" --prefix "$prefix" --libdir "$libdir"; then
+  pass ".NET assembly: every method and error kind, Dispose and threads, the corpus (ffi/dotnet/test.sh)"
+else
+  fail ".NET assembly (ffi/dotnet/test.sh)"
 fi
 
 echo "ffi: $steps_passed passed, $steps_failed failed"

@@ -8,6 +8,7 @@
 
 mod cjs;
 mod docs;
+mod dotnet;
 mod golang;
 mod header;
 mod java;
@@ -44,6 +45,7 @@ fn outputs(root: &Path) -> Result<Vec<Output>, String> {
     all.extend(java::outputs());
     all.push(golang::output());
     all.push(php::output());
+    all.push(dotnet::output());
     all.extend(cjs::outputs(root)?);
 
     Ok(all)
