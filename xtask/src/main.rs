@@ -12,6 +12,7 @@ mod golang;
 mod header;
 mod java;
 mod js;
+mod ruby;
 
 mod python;
 mod text;
@@ -42,6 +43,7 @@ fn outputs(root: &Path) -> Result<Vec<Output>, String> {
     all.extend(js::outputs());
     all.extend(java::outputs());
     all.push(golang::output());
+    all.push(ruby::output());
     all.extend(cjs::outputs(root)?);
 
     Ok(all)

@@ -15,6 +15,8 @@
 //! | [`python_hash_ring`] | PyPI `hash_ring` 1.3 | [`Router::Ring`] |
 //! | [`nginx`] | nginx `hash $key consistent` (http and stream) | [`PresetRouter::Nginx`] |
 //! | [`twemproxy`] | twemproxy (nutcracker) 0.5 `distribution: ketama` | [`PresetRouter::Twemproxy`] |
+//! | [`dalli`] | Dalli 3.0 `Dalli::Ring` | [`Router::Ring`] |
+//! | [`redis_rb_distributed`] | redis-rb 4.x `Redis::Distributed` / `Redis::HashRing` | [`PresetRouter::RedisRb`] |
 //! | [`guava`] | Guava `Hashing.consistentHash` | [`Router::Jump`] |
 //! | [`jump`] | the paper's jump hash on a given 64-bit key (PyPI `jump-consistent-hash`) | [`Router::Jump`] |
 //! | [`redis_cluster`] | Redis Cluster key slots (and npm `cluster-key-slot`'s variant) | [`PresetRouter::RedisCluster`] |
@@ -38,6 +40,7 @@ use alloc::vec::Vec;
 
 use crate::{BatchError, Error, Node, Result, Ring, Router, Topology};
 
+mod dalli;
 mod guava;
 mod jump;
 mod libmemcached;
@@ -47,10 +50,12 @@ mod npm_hashring;
 mod pymemcache;
 mod python_hash_ring;
 mod redis;
+mod redis_rb;
 mod spymemcached;
 mod twemproxy;
 mod uhashring;
 
+pub use dalli::{DALLI_POINTS_PER_SERVER, dalli};
 pub use guava::{GuavaKey, guava};
 pub use jump::jump;
 pub use libmemcached::{
@@ -64,6 +69,7 @@ pub use npm_hashring::{NpmHashringOptions, npm_hashring};
 pub use pymemcache::{PymemcacheOptions, PymemcacheRendezvous, pymemcache_rendezvous};
 pub use python_hash_ring::python_hash_ring;
 pub use redis::{HashTagRule, RedisCluster, RedisClusterOptions, RedisNode, redis_cluster};
+pub use redis_rb::{RedisRbOptions, RedisRbRing, redis_rb_distributed, redis_rb_tag};
 pub use spymemcached::{SpymemcachedHash, SpymemcachedNodeKey, SpymemcachedOptions, spymemcached, spymemcached_within};
 pub use twemproxy::{Twemproxy, TwemproxyHash, TwemproxyOptions, twemproxy, twemproxy_within};
 pub use uhashring::{UhashringOptions, uhashring};
@@ -127,6 +133,8 @@ pub enum PresetRouter {
     RedisCluster(RedisCluster),
     /// A client's `hash % n` (libmemcached `MODULA`, python-memcached, Java).
     Modulo(PeerModulo),
+    /// redis-rb's `Redis::Distributed` ring with its `{tag}` rule.
+    RedisRb(RedisRbRing),
 }
 
 impl PresetRouter {
@@ -142,6 +150,7 @@ impl PresetRouter {
             Self::Pymemcache(r) => r.route(key),
             Self::RedisCluster(r) => Ok(r.route(key)),
             Self::Modulo(r) => r.route(key),
+            Self::RedisRb(r) => Ok(r.route(key)),
         }
     }
 
@@ -151,6 +160,9 @@ impl PresetRouter {
     /// [`Error::BufferTooSmall`], or the first refused key's error with its position.
     pub fn route_batch<K: AsRef<[u8]>>(&self, keys: &[K], out: &mut [u32]) -> Result<(), BatchError> {
         if let Self::TextRing(r) = self {
+            return r.route_batch(keys, out);
+        }
+        if let Self::RedisRb(r) = self {
             return r.route_batch(keys, out);
         }
         crate::router::route_each(keys, out, |k| self.route(k))
@@ -170,6 +182,7 @@ impl PresetRouter {
             Self::Pymemcache(r) => r.replicas(key, out),
             Self::RedisCluster(_) => Err(Error::ReplicasUnsupported),
             Self::Modulo(r) => r.replicas(key, out),
+            Self::RedisRb(r) => r.replicas(key, out),
         }
     }
 
@@ -188,6 +201,7 @@ impl PresetRouter {
             Self::Pymemcache(r) => r.topology(),
             Self::RedisCluster(r) => r.topology(),
             Self::Modulo(r) => r.topology(),
+            Self::RedisRb(r) => r.ring().topology(),
         }
     }
 }
@@ -339,6 +353,8 @@ mod tests {
             libmemcached_modula(t(), LibmemcachedHash::OneAtATime).unwrap(),
             python_memcached(t(), &[1]).unwrap(),
             java_hashcode_modulo(t()).unwrap(),
+            dalli(t()).unwrap(),
+            redis_rb_distributed(t(), RedisRbOptions::default()).unwrap(),
         ]
     }
 
