@@ -47,11 +47,13 @@ module Keyroute
     # The node ids, in the spec's order (frozen strings).
     attr_reader :node_ids
 
-    # Builds a router from a spec: a JSON String or a Hash (turned into JSON). `limits` (a JSON
+    # Builds a router from a spec: a JSON String or a Hash (turned into JSON), or the spec's
+    # fields as keywords (`Router.new(algorithm: 'ring', nodes: [...])`). `limits` (a JSON
     # String or Hash) overrides the default resource limits.
     def self.from_json(spec, limits: nil) = new(spec, limits: limits)
 
-    def initialize(spec, limits: nil)
+    def initialize(spec = nil, limits: nil, **fields)
+      spec ||= fields
       json = spec.is_a?(String) ? spec : JSON.generate(spec)
       out = FFI::MemoryPointer.new(:pointer)
       if limits.nil?
