@@ -18,7 +18,9 @@
 #      whole conformance corpus, keyroute through JNA against spymemcached and Guava, and the
 #      spymemcached NodeLocator in a real MemcachedClient against memcached servers it starts;
 #   6. runs the Go package's tests against the install of step 4 (ffi/go/test.sh): its own, the
-#      whole corpus, and gomemcache with keyroute's selector on real memcached.
+#      whole corpus, and gomemcache with keyroute's selector on real memcached;
+#   7. runs the Ruby gem's tests against the same install (ffi/ruby/test.sh): its own, the whole
+#      corpus, and Dalli routed by keyroute on real memcached.
 #
 # Closes with "ffi: N passed, M failed" (N, M: steps); exits non-zero if any step failed.
 set -euo pipefail
@@ -234,6 +236,14 @@ if "$FFI/go/test.sh" --prefix "$prefix" --libdir "$libdir"; then
   pass "Go package: every method and error kind, the corpus, gomemcache on memcached (ffi/go/test.sh)"
 else
   fail "Go package (ffi/go/test.sh)"
+fi
+
+# The Ruby gem (ffi/ruby) against the same install: its tests, the corpus as installed, and
+# Dalli routed by keyroute on real memcached (ffi/ruby/test.sh).
+if "$FFI/ruby/test.sh" --prefix "$prefix" --libdir "$libdir"; then
+  pass "Ruby gem: every method and error kind, the corpus, Dalli on memcached (ffi/ruby/test.sh)"
+else
+  fail "Ruby gem (ffi/ruby/test.sh)"
 fi
 
 echo "ffi: $steps_passed passed, $steps_failed failed"
