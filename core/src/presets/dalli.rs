@@ -86,6 +86,25 @@ mod tests {
         }
     }
 
+    /// The analysis' pieces of the hash space (turned back from the stored complements) give
+    /// every hash the owner the lookup gives, at and around every point.
+    #[test]
+    fn segments_follow_the_floor_lookup() {
+        let r = ring(&[("a:11211", 1), ("b:11211", 3), ("c:11211", 2)]);
+        let segments = crate::analysis::segments(&r).unwrap();
+        let starts = segments.starts();
+        assert!(starts.windows(2).all(|w| w[0].0 < w[1].0) && starts[0].0 == 0);
+        let owner = |h: u64| starts[starts.partition_point(|&(s, _)| s <= h) - 1].1;
+        let Router::Ring(ring) = &r else { panic!("a ring") };
+        for i in 0..ring.points() {
+            let (p, _) = ring.point_at(i).unwrap();
+            for h in [p.saturating_sub(1), p, (p + 1).min(u64::from(u32::MAX))] {
+                assert_eq!(owner(h), ring.route_hash(h), "hash {h}");
+            }
+        }
+        assert_eq!(owner(0), ring.route_hash(0));
+    }
+
     #[test]
     fn sha1_matches_fips_180() {
         let hex = |d: [u8; 20]| d.iter().map(|b| alloc::format!("{b:02x}")).collect::<alloc::string::String>();

@@ -98,15 +98,15 @@ module Keyroute
       n = keys.size
       return [] if n.zero?
 
-      packed = keys.map { |k| k.to_s.b }.join
+      keys = keys.map(&:to_s) unless keys.all?(String)
+      packed = keys.pack('a*' * n) # the bytes back to back, whatever each key's encoding
       data = FFI::MemoryPointer.new(:uint8, [packed.bytesize, 1].max)
       data.put_bytes(0, packed)
-      base = data.address
+      at = data.address
       descriptors = Array.new(2 * n)
-      at = 0
       keys.each_with_index do |k, i|
-        len = k.to_s.bytesize
-        descriptors[2 * i] = base + at
+        len = k.bytesize
+        descriptors[2 * i] = at
         descriptors[2 * i + 1] = len
         at += len
       end
