@@ -153,8 +153,8 @@ struct RedisRbDistributedParams {
     #[serde(default = "redis_rb_replicas")]
     #[cfg_attr(feature = "schema", schemars(range(min = 1)))]
     replicas: u32,
-    /// Hash a key's `{tag}` (`/^\{(.+?)\}/`, `Redis::Distributed`'s default) instead of the
-    /// whole key; false for a bare `Redis::HashRing#get_node`.
+    /// Hash a key's `{tag}` (the first `{…}` at the start of a line, `Redis::Distributed`'s
+    /// default tag rule) instead of the whole key; false for a bare `Redis::HashRing#get_node`.
     #[serde(default = "redis_rb_tag")]
     tag: bool,
 }

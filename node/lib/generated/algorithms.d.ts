@@ -574,8 +574,9 @@ export interface RedisRbDistributedOptions {
    */
   replicas?: number
   /**
-   * Hash a key's `{tag}` (`/^\{(.+?)\}/`, `Redis::Distributed`'s default) instead of the whole key;
-   * false for a bare `Redis::HashRing#get_node`. Default `true`.
+   * Hash a key's `{tag}` (the first `{…}` at the start of a line, `Redis::Distributed`'s default
+   * tag rule) instead of the whole key; false for a bare `Redis::HashRing#get_node`. Default
+   * `true`.
    */
   tag?: boolean
   /** The view's version (monotone per topology; 0 when unversioned). */

@@ -576,8 +576,9 @@ class RedisRbDistributed(Router):
 
     ``replicas``, default ``160``: `HashRing.new(nodes, replicas)`: points per node.
 
-    ``tag``, default ``true``: Hash a key's `{tag}` (`/^\{(.+?)\}/`, `Redis::Distributed`'s
-    default) instead of the whole key; false for a bare `Redis::HashRing#get_node`.
+    ``tag``, default ``true``: Hash a key's `{tag}` (the first `{…}` at the start of a line,
+    `Redis::Distributed`'s default tag rule) instead of the whole key; false for a bare
+    `Redis::HashRing#get_node`.
     """
 
     __slots__ = ()
