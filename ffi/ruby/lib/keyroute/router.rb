@@ -23,6 +23,10 @@ module Keyroute
 
     def ptr = @ptr || raise(ClosedError)
 
+    # A u32 out-parameter of this thread's own: Ruby may switch threads between a C call and the
+    # read of what it wrote, so routers and transitions share no buffer between threads.
+    def u32_out = (Thread.current[:keyroute_u32] ||= FFI::MemoryPointer.new(:uint32))
+
     def own(out, free)
       @ptr = FFI::AutoPointer.new(out.read_pointer, free)
     end
@@ -64,7 +68,6 @@ module Keyroute
       end
       own(out, Native.method(:kr_router_free))
       @node_ids = read_ids(:kr_router_node_count, :kr_router_node_id)
-      @out = FFI::MemoryPointer.new(:uint32)
     end
 
     # Number of nodes.
@@ -76,8 +79,8 @@ module Keyroute
     # The owner of `key` (a String, taken as its bytes) as a node index.
     def route(key)
       key = key.to_s
-      Keyroute.check(Native.kr_route(ptr, key, key.bytesize, @out))
-      @out.read_uint32
+      Keyroute.check(Native.kr_route(ptr, key, key.bytesize, u32_out))
+      u32_out.read_uint32
     end
 
     # The owner of `key` as its node id.
@@ -88,8 +91,8 @@ module Keyroute
     def route_utf16(units)
       buf = FFI::MemoryPointer.new(:uint16, [units.size, 1].max)
       buf.write_array_of_uint16(units)
-      Keyroute.check(Native.kr_route_utf16(ptr, buf, units.size, @out))
-      @out.read_uint32
+      Keyroute.check(Native.kr_route_utf16(ptr, buf, units.size, u32_out))
+      u32_out.read_uint32
     end
 
     # The owners of many keys as node indices, in one C call (the keys are packed into one
@@ -147,8 +150,8 @@ module Keyroute
 
     # The owner of any key whose #key_hash is `hash`.
     def route_hash(hash)
-      Keyroute.check(Native.kr_route_hash(ptr, hash, @out))
-      @out.read_uint32
+      Keyroute.check(Native.kr_route_hash(ptr, hash, u32_out))
+      u32_out.read_uint32
     end
 
     # The spec in canonical form (defaults filled in), as JSON.
@@ -185,7 +188,6 @@ module Keyroute
       Keyroute.check(Native.kr_transition_new(from.handle, to.handle, Float(progress), out))
       own(out, Native.method(:kr_transition_free))
       @node_ids = read_ids(:kr_transition_node_count, :kr_transition_node_id)
-      @out = FFI::MemoryPointer.new(:uint32)
     end
 
     def progress
@@ -201,8 +203,8 @@ module Keyroute
     # The node that owns `key` now (an index into #node_ids).
     def route(key)
       key = key.to_s
-      Keyroute.check(Native.kr_transition_route(ptr, key, key.bytesize, @out))
-      @out.read_uint32
+      Keyroute.check(Native.kr_transition_route(ptr, key, key.bytesize, u32_out))
+      u32_out.read_uint32
     end
 
     def route_id(key) = @node_ids[route(key)]
