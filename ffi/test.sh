@@ -22,7 +22,9 @@
 #   7. runs the PHP package's tests against the same install (ffi/php/test.sh): its own, the
 #      whole corpus, and php-memcached against keyroute's libmemcached presets on real memcached;
 #   8. runs the .NET assembly's tests against the same install (ffi/dotnet/test.sh): its own
-#      (errors by kind, Dispose, finalizers, threads) and the whole corpus, on Mono.
+#      (errors by kind, Dispose, finalizers, threads) and the whole corpus, on Mono;
+#   9. runs the Ruby gem's tests against the same install (ffi/ruby/test.sh): its own, the whole
+#      corpus, and Dalli routed by keyroute on real memcached.
 #
 # Closes with "ffi: N passed, M failed" (N, M: steps); exits non-zero if any step failed.
 set -euo pipefail
@@ -256,6 +258,15 @@ if "$FFI/dotnet/test.sh" --prefix "$prefix" --libdir "$libdir"; then
   pass ".NET assembly: every method and error kind, Dispose and threads, the corpus (ffi/dotnet/test.sh)"
 else
   fail ".NET assembly (ffi/dotnet/test.sh)"
+fi
+
+# ---------------------------------------------------------------- 9. Ruby through the C ABI
+# The Ruby gem (ffi/ruby) against the same install: its tests, the corpus as installed, and
+# Dalli routed by keyroute on real memcached (ffi/ruby/test.sh).
+if "$FFI/ruby/test.sh" --prefix "$prefix" --libdir "$libdir"; then
+  pass "Ruby gem: every method and error kind, the corpus, Dalli on memcached (ffi/ruby/test.sh)"
+else
+  fail "Ruby gem (ffi/ruby/test.sh)"
 fi
 
 echo "ffi: $steps_passed passed, $steps_failed failed"

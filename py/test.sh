@@ -7,7 +7,8 @@
 # JUnit XML, tampered vectors), and the drop-ins live against the real peers
 # (test_uhashring_dropin.py, test_pymemcache_rendezvous.py), pymemcache's own tests against
 # keyroute's RendezvousHash (test_peer_suites.py), and a spymemcached client (Java) writing what
-# pymemcache with keyroute's Hasher reads back (test_mixed_fleet.py).
+# pymemcache with keyroute's Hasher reads back (test_mixed_fleet.py), and the same with Dalli
+# (Ruby) as the writer (test_ruby_fleet.py).
 set -euo pipefail
 command -v memcached >/dev/null || [ -x /usr/bin/memcached ] || NEED_MEMCACHED=1
 source "$(dirname "$0")/setup-venv.sh"   # cd's to the repo root; sets VENV
@@ -25,6 +26,8 @@ if ((${#java_need[@]})); then
   echo "py: installing ${java_need[*]}"
   apt_install "${java_need[@]}"
 fi
+# The Ruby fleet test's writer (tests/ruby): Debian's ruby and ruby-dalli.
+apt_install ruby ruby-dalli
 # Debian starts the memcached service on install; the tests start their own servers on
 # 127.0.0.1:27500-27599 and stop only those.
 

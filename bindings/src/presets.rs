@@ -6,8 +6,8 @@
 use keyroute::Router;
 use keyroute::presets::{
     self, GuavaKey, HashTagRule, LibmemcachedDistribution, LibmemcachedHash, LibmemcachedOptions, MemcachedServer,
-    NpmHashringOptions, PymemcacheOptions, RedisClusterOptions, RedisNode, SpymemcachedHash, SpymemcachedNodeKey,
-    SpymemcachedOptions, TwemproxyHash, TwemproxyOptions, UhashringOptions,
+    NpmHashringOptions, PymemcacheOptions, RedisClusterOptions, RedisNode, RedisRbOptions, SpymemcachedHash,
+    SpymemcachedNodeKey, SpymemcachedOptions, TwemproxyHash, TwemproxyOptions, UhashringOptions,
 };
 #[cfg(feature = "schema")]
 use schemars::JsonSchema;
@@ -150,6 +150,36 @@ struct PhpredisArrayParams {
     /// The `algorithm` option, a PHP `hash()` algorithm name (`default`: none given).
     #[serde(default)]
     hash: presets::PhpredisHash,
+}
+
+/// Dalli 3.0 `Dalli::Ring` (Rails' `:mem_cache_store`): node ids are Dalli's server names
+/// (`host:port`, or a UNIX socket's path) with their weights.
+#[derive(Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+#[serde(deny_unknown_fields)]
+struct DalliParams {}
+
+/// redis-rb 4.x `Redis::Distributed` and its `Redis::HashRing`: node ids are the clients' ids
+/// (`redis://host:port/db`, or the `id` option), equal weights.
+#[derive(Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+#[serde(deny_unknown_fields)]
+struct RedisRbDistributedParams {
+    /// `HashRing.new(nodes, replicas)`: points per node.
+    #[serde(default = "redis_rb_replicas")]
+    #[cfg_attr(feature = "schema", schemars(range(min = 1)))]
+    replicas: u32,
+    /// Hash a key's `{tag}` (the first `{…}` at the start of a line, `Redis::Distributed`'s
+    /// default tag rule) instead of the whole key; false for a bare `Redis::HashRing#get_node`.
+    #[serde(default = "redis_rb_tag")]
+    tag: bool,
+}
+/// The core's defaults (`RedisRbOptions::default()`).
+fn redis_rb_replicas() -> u32 {
+    RedisRbOptions::REPLICAS
+}
+fn redis_rb_tag() -> bool {
+    RedisRbOptions::default().tag
 }
 
 /// spymemcached 2.12 `KetamaNodeLocator` (what `KetamaConnectionFactory` builds): a server's
@@ -330,7 +360,7 @@ struct PymemcacheParams {
 const SERVERS: &[NodeField] = &[Id, Host, Port, Weight];
 
 /// The peer presets, in the order docs list them.
-pub(crate) static ALGORITHMS: [Algorithm; 14] = [
+pub(crate) static ALGORITHMS: [Algorithm; 16] = [
     Algorithm {
         name: "libmemcached",
         class_name: "Libmemcached",
@@ -529,6 +559,34 @@ pub(crate) static ALGORITHMS: [Algorithm; 14] = [
         build: |spec, t| {
             build_with(spec, t, |p: &mut PhpredisArrayParams, t| {
                 Ok(presets::phpredis_array(t, presets::PhpredisOptions { consistent: p.consistent, hash: p.hash })?)
+            })
+        },
+    },
+    Algorithm {
+        name: "dalli",
+        class_name: "Dalli",
+        kind: Kind::Preset { peer: "Dalli 3.0 Dalli::Ring (Ruby)" },
+        nodes: NodeForm::Nodes,
+        node_fields: &[Id, Weight, Zone],
+        keywords: &[],
+        example: r#"{"algorithm":"dalli","nodes":[{"id":"10.0.1.1:11211"},{"id":"10.0.1.2:11211"},{"id":"10.0.1.3:11211"}]}"#,
+        #[cfg(feature = "schema")]
+        schema: schema_of::<DalliParams>,
+        build: |spec, t| build_with(spec, t, |_: &mut DalliParams, t| Ok(presets::dalli(t)?)),
+    },
+    Algorithm {
+        name: "redis-rb-distributed",
+        class_name: "RedisRbDistributed",
+        kind: Kind::Preset { peer: "redis-rb 4.x Redis::Distributed (Ruby)" },
+        nodes: NodeForm::Nodes,
+        node_fields: &[Id, Zone],
+        keywords: &[],
+        example: r#"{"algorithm":"redis-rb-distributed","nodes":[{"id":"redis://10.0.1.1:6379/0"},{"id":"redis://10.0.1.2:6379/0"}]}"#,
+        #[cfg(feature = "schema")]
+        schema: schema_of::<RedisRbDistributedParams>,
+        build: |spec, t| {
+            build_with(spec, t, |p: &mut RedisRbDistributedParams, t| {
+                Ok(presets::redis_rb_distributed(t, RedisRbOptions { replicas: p.replicas, tag: p.tag })?)
             })
         },
     },

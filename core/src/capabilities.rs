@@ -83,7 +83,7 @@ impl Router {
             Self::Jump(_) | Self::MultiProbe(_) | Self::Modulo(_) => Weights::Refused,
             Self::Preset(p) => match p {
                 PresetRouter::TextRing(_) | PresetRouter::Nginx(_) | PresetRouter::Twemproxy(_) => Weights::Honoured,
-                PresetRouter::Pymemcache(_) => Weights::Refused,
+                PresetRouter::Pymemcache(_) | PresetRouter::RedisRb(_) => Weights::Refused,
                 PresetRouter::RedisCluster(_) => Weights::Ignored,
                 PresetRouter::Modulo(m) if matches!(m.rule(), ModuloRule::PythonMemcached) => Weights::Honoured,
                 PresetRouter::Modulo(_) | PresetRouter::Phpredis(_) => Weights::Refused,

@@ -14,6 +14,7 @@ mod header;
 mod java;
 mod js;
 mod php;
+mod ruby;
 
 mod python;
 mod text;
@@ -46,6 +47,7 @@ fn outputs(root: &Path) -> Result<Vec<Output>, String> {
     all.push(golang::output());
     all.push(php::output());
     all.push(dotnet::output());
+    all.push(ruby::output());
     all.extend(cjs::outputs(root)?);
 
     Ok(all)

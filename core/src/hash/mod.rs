@@ -5,7 +5,8 @@
 //! language can reproduce. Each is tested against its reference implementation's published
 //! vectors (see the tests at the bottom of each file).
 //!
-//! Where a maintained `no_std` crate exists it does the work (`xxhash-rust`, `md-5`, `crc`);
+//! Where a maintained `no_std` crate exists it does the work (`xxhash-rust`, `md-5`, `sha1_smol`,
+//! `crc`);
 //! the small classic functions with no such crate (FNV, MurmurHash2 and 3, Jenkins
 //! one-at-a-time and lookup3, Hsieh's SuperFastHash, Java's `String.hashCode`) are written
 //! here, including the odd variants the peer presets need (signed `char` reads, UTF-16 units).
@@ -58,6 +59,12 @@ pub fn xxh64(bytes: &[u8], seed: u64) -> u64 {
 #[must_use]
 pub fn md5(bytes: &[u8]) -> [u8; 16] {
     Md5::digest(bytes).into()
+}
+
+/// SHA-1 digest of `bytes` (FIPS 180-4). Used for Dalli's point names, never for security.
+#[must_use]
+pub fn sha1(bytes: &[u8]) -> [u8; 20] {
+    sha1_smol::Sha1::from(bytes).digest().bytes()
 }
 
 /// CRC-32 (IEEE 802.3 / zlib: reflected, polynomial 0x04C11DB7, init and xorout 0xFFFFFFFF).

@@ -15,6 +15,8 @@
 //! | [`python_hash_ring`] | PyPI `hash_ring` 1.3 | [`Router::Ring`] |
 //! | [`nginx`] | nginx `hash $key consistent` (http and stream) | [`PresetRouter::Nginx`] |
 //! | [`twemproxy`] | twemproxy (nutcracker) 0.5 `distribution: ketama` | [`PresetRouter::Twemproxy`] |
+//! | [`dalli`] | Dalli 3.0 `Dalli::Ring` | [`Router::Ring`] |
+//! | [`redis_rb_distributed`] | redis-rb 4.x `Redis::Distributed` / `Redis::HashRing` | [`PresetRouter::RedisRb`] |
 //! | [`guava`] | Guava `Hashing.consistentHash` | [`Router::Jump`] |
 //! | [`jump`] | the paper's jump hash on a given 64-bit key (PyPI `jump-consistent-hash`) | [`Router::Jump`] |
 //! | [`redis_cluster`] | Redis Cluster key slots (and npm `cluster-key-slot`'s variant) | [`PresetRouter::RedisCluster`] |
@@ -39,6 +41,7 @@ use alloc::vec::Vec;
 
 use crate::{BatchError, Error, Node, Result, Ring, Router, Topology};
 
+mod dalli;
 mod guava;
 mod jump;
 mod libmemcached;
@@ -49,10 +52,12 @@ mod phpredis;
 mod pymemcache;
 mod python_hash_ring;
 mod redis;
+mod redis_rb;
 mod spymemcached;
 mod twemproxy;
 mod uhashring;
 
+pub use dalli::{DALLI_POINTS_PER_SERVER, dalli};
 pub use guava::{GuavaKey, guava};
 pub use jump::jump;
 pub use libmemcached::{
@@ -67,6 +72,7 @@ pub use phpredis::{PHPREDIS_MAX_HOST, PhpredisArray, PhpredisHash, PhpredisOptio
 pub use pymemcache::{PymemcacheOptions, PymemcacheRendezvous, pymemcache_rendezvous};
 pub use python_hash_ring::python_hash_ring;
 pub use redis::{HashTagRule, RedisCluster, RedisClusterOptions, RedisNode, redis_cluster};
+pub use redis_rb::{RedisRbOptions, RedisRbRing, redis_rb_distributed, redis_rb_tag};
 pub use spymemcached::{SpymemcachedHash, SpymemcachedNodeKey, SpymemcachedOptions, spymemcached, spymemcached_within};
 pub use twemproxy::{Twemproxy, TwemproxyHash, TwemproxyOptions, twemproxy, twemproxy_within};
 pub use uhashring::{UhashringOptions, uhashring};
@@ -132,6 +138,8 @@ pub enum PresetRouter {
     Modulo(PeerModulo),
     /// phpredis `RedisArray`.
     Phpredis(PhpredisArray),
+    /// redis-rb's `Redis::Distributed` ring with its `{tag}` rule.
+    RedisRb(RedisRbRing),
 }
 
 impl PresetRouter {
@@ -148,6 +156,7 @@ impl PresetRouter {
             Self::RedisCluster(r) => Ok(r.route(key)),
             Self::Modulo(r) => r.route(key),
             Self::Phpredis(r) => r.route(key),
+            Self::RedisRb(r) => Ok(r.route(key)),
         }
     }
 
@@ -157,6 +166,9 @@ impl PresetRouter {
     /// [`Error::BufferTooSmall`], or the first refused key's error with its position.
     pub fn route_batch<K: AsRef<[u8]>>(&self, keys: &[K], out: &mut [u32]) -> Result<(), BatchError> {
         if let Self::TextRing(r) = self {
+            return r.route_batch(keys, out);
+        }
+        if let Self::RedisRb(r) = self {
             return r.route_batch(keys, out);
         }
         crate::router::route_each(keys, out, |k| self.route(k))
@@ -177,6 +189,7 @@ impl PresetRouter {
             Self::RedisCluster(_) => Err(Error::ReplicasUnsupported),
             Self::Modulo(r) => r.replicas(key, out),
             Self::Phpredis(r) => r.replicas(key, out),
+            Self::RedisRb(r) => r.replicas(key, out),
         }
     }
 
@@ -200,6 +213,7 @@ impl PresetRouter {
             Self::RedisCluster(r) => r.topology(),
             Self::Modulo(r) => r.topology(),
             Self::Phpredis(r) => r.topology(),
+            Self::RedisRb(r) => r.ring().topology(),
         }
     }
 }
@@ -353,6 +367,8 @@ mod tests {
             java_hashcode_modulo(t()).unwrap(),
             phpredis_array(t(), PhpredisOptions::default()).unwrap(),
             phpredis_array(t(), PhpredisOptions { consistent: true, hash: PhpredisHash::Md5 }).unwrap(),
+            dalli(t()).unwrap(),
+            redis_rb_distributed(t(), RedisRbOptions::default()).unwrap(),
         ]
     }
 

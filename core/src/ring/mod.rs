@@ -11,6 +11,7 @@ mod table;
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 
+use table::complement;
 pub use table::{LookupRule, TieBreak};
 pub(crate) use table::{PointTable, Probe};
 
@@ -50,13 +51,16 @@ pub enum NameDigest {
     Md5Words(u8),
     /// One point per name: the given key hash of the name.
     Hash(KeyHash),
+    /// One point per name: the first four bytes of the name's SHA-1 as a big-endian u32 (Dalli's
+    /// `Integer("0x" + hexdigest[0..7])`).
+    Sha1Be32,
 }
 
 impl NameDigest {
     fn points_per_name(self) -> u32 {
         match self {
             Self::Md5Words(n) => u32::from(n),
-            Self::Hash(_) => 1,
+            Self::Hash(_) | Self::Sha1Be32 => 1,
         }
     }
 }
@@ -242,13 +246,28 @@ impl Ring {
             budget.check_points(total, hashed)?;
         }
         if scheme.point_bits() == 128 {
+            if scheme.lookup == LookupRule::Floor {
+                return Err(Error::InvalidParameter("a 128-bit ring has no floor lookup"));
+            }
             return Self::with_wide_points(topology, scheme, total as usize, reachable);
         }
+        let width = scheme.point_bits();
         let generate = |emit: &mut dyn FnMut(&[u64], u32)| {
             let mut name = Vec::new();
+            let mut flipped = Vec::new();
             for i in 0..node_count {
                 let names = scheme.names_for(&topology, i);
-                emit_node_points(scheme, &topology, i, names, &mut name, emit);
+                if scheme.lookup == LookupRule::Floor {
+                    // Stored complemented (see `LookupRule::Floor`).
+                    let mut emit_flipped = |points: &[u64], owner: u32| {
+                        flipped.clear();
+                        flipped.extend(points.iter().map(|&p| complement(p, width)));
+                        emit(&flipped, owner);
+                    };
+                    emit_node_points(scheme, &topology, i, names, &mut name, &mut emit_flipped);
+                } else {
+                    emit_node_points(scheme, &topology, i, names, &mut name, emit);
+                }
             }
         };
         let table = PointTable::build(total as usize, scheme.point_bits(), topology.len(), scheme.ties, generate)?;
@@ -324,6 +343,8 @@ impl Ring {
             let lands = match self.lookup {
                 LookupRule::LowerBound => point_low >= lo,
                 LookupRule::Strict => point_low > lo,
+                // Refused at build (`with_scheme`).
+                LookupRule::Floor => false,
             };
             if lands {
                 return first;
@@ -425,7 +446,7 @@ impl Ring {
             // Stage 1, group g: hash the inputs.
             if let Some(k) = inputs.get(g * LANES..(g + 1) * LANES) {
                 for (h, ki) in hashes.iter_mut().zip(k) {
-                    *h = self.lookup.adjust(hash(ki));
+                    *h = self.lookup.adjust(hash(ki), self.table.width());
                     self.table.prefetch_probe(*h);
                 }
             }
@@ -504,6 +525,13 @@ impl Ring {
         let bits = self.table.width();
         let mut points: Vec<(u64, u32)> = Vec::with_capacity(self.table.len());
         self.table.for_each_point(|p, owner| points.push((p, owner)));
+        if self.lookup == LookupRule::Floor {
+            // Back to the points' own values, ascending.
+            points.reverse();
+            for p in &mut points {
+                p.0 = complement(p.0, bits);
+            }
+        }
         let (&(_, first), &(last, _)) = (points.first()?, points.last()?);
         let in_space = |s: u64| bits >= 64 || s < (1u64 << bits);
         let mut starts: Vec<(u64, u32)> = Vec::with_capacity(points.len() + 1);
@@ -538,6 +566,15 @@ impl Ring {
                 }
                 push(last, first);
             }
+            // Floor: [p_i, p_i+1) belongs to point i's owner; below the first point, to the
+            // last point's.
+            LookupRule::Floor => {
+                let last_owner = points.last().map_or(first, |&(_, o)| o);
+                push(0, last_owner);
+                for &(p, owner) in &points {
+                    push(p, owner);
+                }
+            }
         }
         Some(crate::analysis::Segments::new(bits, self.key_hash, starts))
     }
@@ -547,10 +584,15 @@ impl Ring {
     }
 
     /// Point value and owner at position `i` in ring order (for analysis and tests). On a
-    /// 128-bit ring the value is the point's top 64 bits.
+    /// 128-bit ring the value is the point's top 64 bits; on a [`LookupRule::Floor`] ring ring
+    /// order is descending.
     #[must_use]
     pub fn point_at(&self, i: usize) -> Option<(u64, u32)> {
-        (i < self.table.len()).then(|| (self.table.point(i), self.table.owner(i)))
+        let point = |i| match self.lookup {
+            LookupRule::Floor => complement(self.table.point(i), self.table.width()),
+            _ => self.table.point(i),
+        };
+        (i < self.table.len()).then(|| (point(i), self.table.owner(i)))
     }
 }
 
@@ -621,6 +663,10 @@ fn emit_node_points(
                         emit(words.get(..usize::from(n)).unwrap_or(&[]), i);
                     }
                     NameDigest::Hash(h) => emit(&[h.hash(buf)], i),
+                    NameDigest::Sha1Be32 => {
+                        let d = hash::sha1(buf);
+                        emit(&[u64::from(u32::from_be_bytes([d[0], d[1], d[2], d[3]]))], i);
+                    }
                 }
             }
         }

@@ -48,17 +48,32 @@ pub enum LookupRule {
     LowerBound,
     /// The first point `>` the hash, wrapping (Python `bisect_right` rings).
     Strict,
+    /// The last point `<=` the hash, wrapping to the last point (Dalli, redis-rb).
+    ///
+    /// The table stores such a ring's points complemented (`!p` within the point width) and
+    /// looks up `!h` by lower bound: the last point at or below `h` is the first complemented
+    /// point at or above `!h`, and a hash below every point wraps to the smallest complement,
+    /// the largest point. Ring positions therefore run in descending point order, so a replica
+    /// walk continues in the lookup's direction: the owners a key gets as earlier ones leave.
+    Floor,
 }
 
 impl LookupRule {
     /// The hash a lower-bound search needs to answer this rule.
     #[inline(always)]
-    pub(crate) fn adjust(self, h: u64) -> u64 {
+    pub(crate) fn adjust(self, h: u64, width: u32) -> u64 {
         match self {
             Self::LowerBound => h,
             Self::Strict => h.wrapping_add(1),
+            Self::Floor => complement(h, width),
         }
     }
+}
+
+/// `!v` within the low `width` bits (how a [`LookupRule::Floor`] ring stores points).
+#[inline(always)]
+pub(crate) fn complement(v: u64, width: u32) -> u64 {
+    if width >= 64 { !v } else { !v & ((1u64 << width) - 1) }
 }
 
 /// Top bits of the point space that split a build into partitions (at most 256).
@@ -309,14 +324,14 @@ impl PointTable {
     /// Position of the point a hash lands on, wrapping to 0.
     #[inline]
     pub(crate) fn position(&self, h: u64, rule: LookupRule) -> usize {
-        let at = self.lower_bound(self.probe(rule.adjust(h)));
+        let at = self.lower_bound(self.probe(rule.adjust(h, self.width())));
         if at >= self.len { 0 } else { at }
     }
 
     /// Owner of the point a hash lands on (the hot path).
     #[inline(always)]
     pub(crate) fn owner_of(&self, h: u64, rule: LookupRule) -> u32 {
-        self.owner_at(self.probe(rule.adjust(h)))
+        self.owner_at(self.probe(rule.adjust(h, self.width())))
     }
 
     /// Owner of the point a probe lands on: [`Self::lower_bound`] without a second read at the
@@ -381,6 +396,7 @@ impl PointTable {
     }
 
     /// Width of the point space in bits (32 or 64).
+    #[inline(always)]
     pub(crate) fn width(&self) -> u32 {
         self.low_bits + (self.index.len().saturating_sub(1)).trailing_zeros()
     }

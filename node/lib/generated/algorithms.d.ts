@@ -576,3 +576,55 @@ export interface PhpredisArrayOptions {
 export declare class PhpredisArray extends Router {
   constructor(nodes: Nodes, options?: PhpredisArrayOptions)
 }
+
+/**
+ * Options of `Dalli`.
+ */
+export interface DalliOptions {
+  /** The view's version (monotone per topology; 0 when unversioned). */
+  version?: number
+  /** The limits to change for this router (not a spec parameter; see `LIMITS`). */
+  limits?: Limits
+}
+
+/**
+ * Dalli 3.0 `Dalli::Ring` (Rails' `:mem_cache_store`): node ids are Dalli's server names
+ * (`host:port`, or a UNIX socket's path) with their weights.
+ *
+ * Reproduces Dalli 3.0 Dalli::Ring (Ruby) (`conformance/PEERS.md`). Spec algorithm `dalli`: weights
+ * honoured; replicas: yes; `routeHash`: yes; analysis: exact.
+ */
+export declare class Dalli extends Router {
+  constructor(nodes: Nodes, options?: DalliOptions)
+}
+
+/**
+ * Options of `RedisRbDistributed`.
+ */
+export interface RedisRbDistributedOptions {
+  /**
+   * `HashRing.new(nodes, replicas)`: points per node. Default `160`.
+   */
+  replicas?: number
+  /**
+   * Hash a key's `{tag}` (the first `{…}` at the start of a line, `Redis::Distributed`'s default
+   * tag rule) instead of the whole key; false for a bare `Redis::HashRing#get_node`. Default
+   * `true`.
+   */
+  tag?: boolean
+  /** The view's version (monotone per topology; 0 when unversioned). */
+  version?: number
+  /** The limits to change for this router (not a spec parameter; see `LIMITS`). */
+  limits?: Limits
+}
+
+/**
+ * redis-rb 4.x `Redis::Distributed` and its `Redis::HashRing`: node ids are the clients' ids
+ * (`redis://host:port/db`, or the `id` option), equal weights.
+ *
+ * Reproduces redis-rb 4.x Redis::Distributed (Ruby) (`conformance/PEERS.md`). Spec algorithm
+ * `redis-rb-distributed`: equal weights only; replicas: yes; `routeHash`: no; analysis: sampled.
+ */
+export declare class RedisRbDistributed extends Router {
+  constructor(nodes: Nodes, options?: RedisRbDistributedOptions)
+}

@@ -263,7 +263,31 @@ export function definePresets(Router, forms) {
       super(...forms.args("phpredis-array", forms.nodes, nodes, { consistent: "consistent", hash: "hash" }, options))
     }
   }
-  return { Ring, Jump, Rendezvous, Maglev, Slots, MultiProbe, Modulo, Libmemcached, Spymemcached, Uhashring, NpmHashring, PythonHashRing, Nginx, Twemproxy, Guava, RedisCluster, PymemcacheRendezvous, LibmemcachedModula, PythonMemcached, JavaHashCode, PhpredisArray }
+  /**
+   * Dalli 3.0 `Dalli::Ring` (Rails' `:mem_cache_store`): node ids are Dalli's server names
+   * (`host:port`, or a UNIX socket's path) with their weights.
+   *
+   * Reproduces Dalli 3.0 Dalli::Ring (Ruby) (`conformance/PEERS.md`). Spec algorithm `dalli`:
+   * weights honoured; replicas: yes; `routeHash`: yes; analysis: exact.
+   */
+  class Dalli extends Router {
+    constructor(nodes, options) {
+      super(...forms.args("dalli", forms.nodes, nodes, {  }, options))
+    }
+  }
+  /**
+   * redis-rb 4.x `Redis::Distributed` and its `Redis::HashRing`: node ids are the clients' ids
+   * (`redis://host:port/db`, or the `id` option), equal weights.
+   *
+   * Reproduces redis-rb 4.x Redis::Distributed (Ruby) (`conformance/PEERS.md`). Spec algorithm
+   * `redis-rb-distributed`: equal weights only; replicas: yes; `routeHash`: no; analysis: sampled.
+   */
+  class RedisRbDistributed extends Router {
+    constructor(nodes, options) {
+      super(...forms.args("redis-rb-distributed", forms.nodes, nodes, { replicas: "replicas", tag: "tag" }, options))
+    }
+  }
+  return { Ring, Jump, Rendezvous, Maglev, Slots, MultiProbe, Modulo, Libmemcached, Spymemcached, Uhashring, NpmHashring, PythonHashRing, Nginx, Twemproxy, Guava, RedisCluster, PymemcacheRendezvous, LibmemcachedModula, PythonMemcached, JavaHashCode, PhpredisArray, Dalli, RedisRbDistributed }
 }
 
 /** Every algorithm and preset: its spec name, constructor, origin and a small spec that builds. */
@@ -289,4 +313,6 @@ export const ALGORITHMS = Object.freeze([
   { name: "python-memcached", className: "PythonMemcached", kind: "preset", origin: "python-memcached 1.x Client server selection", example: {"algorithm":"python-memcached","nodes":[{"id":"10.0.1.1:11211"},{"id":"10.0.1.2:11211","weight":2}]} },
   { name: "java-hashcode", className: "JavaHashCode", kind: "preset", origin: "Java Math.floorMod(key.hashCode(), n)", example: {"algorithm":"java-hashcode","nodes":[{"id":"cache-a"},{"id":"cache-b"},{"id":"cache-c"}]} },
   { name: "phpredis-array", className: "PhpredisArray", kind: "preset", origin: "phpredis 5.3 RedisArray", example: {"algorithm":"phpredis-array","nodes":[{"id":"10.0.1.1:6379"},{"id":"10.0.1.2:6379"},{"id":"10.0.1.3:6379"}],"params":{"consistent":true}} },
+  { name: "dalli", className: "Dalli", kind: "preset", origin: "Dalli 3.0 Dalli::Ring (Ruby)", example: {"algorithm":"dalli","nodes":[{"id":"10.0.1.1:11211"},{"id":"10.0.1.2:11211"},{"id":"10.0.1.3:11211"}]} },
+  { name: "redis-rb-distributed", className: "RedisRbDistributed", kind: "preset", origin: "redis-rb 4.x Redis::Distributed (Ruby)", example: {"algorithm":"redis-rb-distributed","nodes":[{"id":"redis://10.0.1.1:6379/0"},{"id":"redis://10.0.1.2:6379/0"}]} },
 ])

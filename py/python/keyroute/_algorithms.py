@@ -584,6 +584,53 @@ class PhpredisArray(Router):
         return super().__new__(cls, spec, limits=limits)
 
 
+class Dalli(Router):
+    """Dalli 3.0 `Dalli::Ring` (Rails' `:mem_cache_store`): node ids are Dalli's server names
+    (`host:port`, or a UNIX socket's path) with their weights.
+
+    Reproduces Dalli 3.0 Dalli::Ring (Ruby) (``conformance/PEERS.md``). Spec algorithm
+    ``dalli``: weights honoured; replicas: yes; ``route_hash``: yes; analysis: exact.
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, nodes: Nodes, *, version: int = 0, limits: Optional[Limits] = None) -> Dalli:
+        spec = make_spec("dalli", node_list(nodes), {}, version)
+        return super().__new__(cls, spec, limits=limits)
+
+
+class RedisRbDistributed(Router):
+    """redis-rb 4.x `Redis::Distributed` and its `Redis::HashRing`: node ids are the clients' ids
+    (`redis://host:port/db`, or the `id` option), equal weights.
+
+    Reproduces redis-rb 4.x Redis::Distributed (Ruby) (``conformance/PEERS.md``). Spec algorithm
+    ``redis-rb-distributed``: equal weights only; replicas: yes; ``route_hash``: no; analysis:
+    sampled.
+
+    Parameters (``None`` leaves one to the spec's default):
+
+    ``replicas``, default ``160``: `HashRing.new(nodes, replicas)`: points per node.
+
+    ``tag``, default ``true``: Hash a key's `{tag}` (the first `{…}` at the start of a line,
+    `Redis::Distributed`'s default tag rule) instead of the whole key; false for a bare
+    `Redis::HashRing#get_node`.
+    """
+
+    __slots__ = ()
+
+    def __new__(
+        cls,
+        nodes: Nodes,
+        *,
+        replicas: Optional[int] = None,
+        tag: Optional[bool] = None,
+        version: int = 0,
+        limits: Optional[Limits] = None,
+    ) -> RedisRbDistributed:
+        spec = make_spec("redis-rb-distributed", node_list(nodes), {"replicas": replicas, "tag": tag}, version)
+        return super().__new__(cls, spec, limits=limits)
+
+
 __all__ = [
     "Ring",
     "Jump",
@@ -606,4 +653,6 @@ __all__ = [
     "PythonMemcached",
     "JavaHashCode",
     "PhpredisArray",
+    "Dalli",
+    "RedisRbDistributed",
 ]
