@@ -1,7 +1,7 @@
 // keyroute's spymemcached NodeLocator (io.github.keyroute.spymemcached) inside a real
 // MemcachedClient, against real memcached servers this test starts on 127.0.0.1 (free ports,
 // stopped by their process at the end). For each case the client sets KEYS keys; then every
-// server is read directly (`lru_crawler metadump all`) and each key must be on exactly the
+// server is read directly (`lru_crawler metadump hash`) and each key must be on exactly the
 // server the reference names:
 //
 //   - the spymemcached preset (ketama hash; the LIBMEMCACHED node format with weights; the
@@ -126,7 +126,8 @@ public final class SpymemcachedLocatorTest {
 
   /**
    * The keys stored on one server that start with {@code prefix}, read with `lru_crawler metadump
-   * all`, asked again while memcached answers BUSY (its own background crawl is running).
+   * hash` (memcached 1.6.18 or later), asked again while memcached answers BUSY (its own
+   * background crawl is running).
    */
   static List<String> dump(InetSocketAddress server, String prefix) throws IOException, InterruptedException {
     for (int attempt = 0; ; attempt++) {
@@ -147,7 +148,9 @@ public final class SpymemcachedLocatorTest {
     try (Socket s = new Socket(server.getAddress(), server.getPort())) {
       s.setSoTimeout(30_000);
       OutputStream out = s.getOutputStream();
-      out.write("lru_crawler metadump all\r\n".getBytes(StandardCharsets.US_ASCII));
+      // `hash` walks the hash table: every key. `all` walks the LRUs and skips an item whose LRU
+      // bump is still queued (CI saw 99,999 of 100,000 keys listed that way).
+      out.write("lru_crawler metadump hash\r\n".getBytes(StandardCharsets.US_ASCII));
       out.flush();
       BufferedReader in = new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.UTF_8));
       String line;
@@ -168,43 +171,6 @@ public final class SpymemcachedLocatorTest {
       }
     }
     return found;
-  }
-
-  /**
-   * Adds to {@code where} the server of each key of {@code ks} the metadumps did not list, asked
-   * of each of {@code servers} directly with a meta get: a metadump is a crawl, not a snapshot,
-   * and an item the LRU maintainer moves while it runs can be missed.
-   */
-  static void locateMissing(Map<String, Integer> where, List<String> ks, List<InetSocketAddress> servers)
-      throws IOException {
-    List<String> missing = new ArrayList<>();
-    for (String k : ks) {
-      if (!where.containsKey(k)) {
-        missing.add(k);
-      }
-    }
-    if (missing.isEmpty()) {
-      return;
-    }
-    for (int s = 0; s < servers.size(); s++) {
-      InetSocketAddress server = servers.get(s);
-      try (Socket sock = new Socket(server.getAddress(), server.getPort())) {
-        sock.setSoTimeout(30_000);
-        OutputStream out = sock.getOutputStream();
-        BufferedReader in = new BufferedReader(new InputStreamReader(sock.getInputStream(), StandardCharsets.UTF_8));
-        for (String k : missing) {
-          out.write(("mg " + k + "\r\n").getBytes(StandardCharsets.UTF_8));
-          out.flush();
-          String reply = in.readLine();
-          if (reply == null) {
-            throw new IOException("meta get on " + server + ": connection closed");
-          }
-          if (reply.startsWith("HD") && where.putIfAbsent(k, s) != null) {
-            where.put(k, -1); // on two servers: never where it should be
-          }
-        }
-      }
-    }
   }
 
   // ------------------------------------------------------------------ the cases
@@ -254,7 +220,6 @@ public final class SpymemcachedLocatorTest {
         }
       }
     }
-    locateMissing(where, ks, addresses);
     int agree = 0;
     String first = null;
     for (String k : ks) {
@@ -263,8 +228,7 @@ public final class SpymemcachedLocatorTest {
       if (got != null && got == want) {
         agree++;
       } else if (first == null) {
-        String on = got == null ? "no server" : got < 0 ? "two servers" : addresses.get(got).toString();
-        first = k + " on " + on + ", expected " + addresses.get(want);
+        first = k + " on " + (got == null ? "no server" : addresses.get(got)) + ", expected " + addresses.get(want);
       }
     }
     check(agree == ks.size() && where.size() == ks.size() && duplicates == 0, name + ": " + agree + "/" + ks.size()
@@ -533,7 +497,6 @@ public final class SpymemcachedLocatorTest {
           where.put(k, s);
         }
       }
-      locateMissing(where, ks, up);
       int agree = 0;
       for (String k : ks) {
         int[] order = r.replicas(k, 2);
