@@ -62,7 +62,7 @@ Examples:
   keyroute audit fleet.json --infer               which preset the writers use
   keyroute audit fleet.json --infer --candidate old.json --candidate new.json
 
-memcached nodes are listed with `lru_crawler metadump all`, Redis nodes with SCAN. A key is
+memcached nodes are listed with `lru_crawler metadump hash`, Redis nodes with SCAN. A key is
 misplaced when the spec routes it to another node than the one holding it. Exit status 1
 when any key is misplaced (not with --infer, which ranks instead).")]
 pub struct AuditArgs {
