@@ -49,6 +49,11 @@ if [ -z "$prefix" ]; then
 fi
 export PKG_CONFIG_PATH="$prefix/$libdir/pkgconfig" LD_LIBRARY_PATH="$prefix/$libdir"
 export GOPROXY=off GOFLAGS=-mod=mod GO111MODULE=on CGO_ENABLED=1
+# Go's build cache does not key a cgo package on pkg-config's output (golang/go#24544): a
+# package compiled against an earlier install, since removed, would be linked with that
+# install's -L and .a paths. The install's include directory in CGO_CPPFLAGS, which is part of
+# the key, makes each install its own cache entry.
+export CGO_CPPFLAGS="-I$prefix/include"
 KEYROUTE_VECTORS="$(pkg-config --variable=vectorsdir keyroute)/v1"
 KEYROUTE_MIN_FILES="$(find "$ROOT/conformance/vectors/v1" -maxdepth 1 -name '*.json' | wc -l)"
 KEYROUTE_EXPECT_VERSION="$("$ROOT/scripts/dist/version.sh")"
