@@ -121,11 +121,12 @@ incident: ## The 3 → 4 node cache incident on real memcached and Redis, full s
 	KEYROUTE_INCIDENT_KEYS=100000 KEYROUTE_INCIDENT_READS=200000 KEYROUTE_INCIDENT_OUT=$(CURDIR)/docs/incident \
 		$(CARGO) test --release --locked -p keyroute-cli --test incident -- --nocapture
 
-bench-views: setup ## A route through a live view against a plain route (ratios); publish-to-applied over 50 watchers of a file, and of etcd (4 processes).
+bench-views: setup ## A route through a live view against a plain route (ratios, Rust and Node); publish-to-applied over 50 watchers of a file, and of etcd (4 processes).
 	$(CARGO) bench -p keyroute-bindings --bench view --locked
 	$(CARGO) bench -p keyroute-fleet --bench convergence --locked
 	scripts/fleet-servers.sh
 	$(CARGO) test --release -p keyroute-fleet --test fleet_of_fifty --locked -- --nocapture
+	cd node && npm ci --loglevel=error && npm run --silent build-native && ../wasm/build.sh && node bench.js --views
 
 vectors: ## Regenerate the native vector files (review the diff: a moved key needs a new scheme version).
 	KEYROUTE_BLESS=1 $(CARGO) test -p keyroute-bindings --test native_vectors --locked

@@ -2,10 +2,11 @@
 // build against the addon, and both against the Rust core's own batch, all in one run; then
 // bounded loads, hot keys and read spreading per call, against a plain route.
 //
-//   node node/bench.js [--quick] [--runs N] [--hot] [--keyroute-only] [--baseline DIR]
+//   node node/bench.js [--quick] [--runs N] [--hot] [--views] [--keyroute-only] [--baseline DIR]
 //
 // after node/test.sh, or `npm ci` in node/ and wasm/build.sh. --quick: 100,000 keys, 3 passes;
-// --runs: passes per figure (7 by default); --hot: only the hot-key table; --keyroute-only:
+// --runs: passes per figure (7 by default); --hot: only the hot-key table; --views: only the
+// live-view table (a route through a LiveView against the plain router's); --keyroute-only:
 // without the npm peers and the hot-key table; --baseline: also the per-key route, routeMany
 // and packed routeBatch of the package built in DIR (another checkout's node/ folder), in the
 // same run, for before and after.
@@ -82,9 +83,10 @@ function coreBatch(n) {
 }
 
 const hotOnly = process.argv.includes('--hot')
+const viewsOnly = process.argv.includes('--views')
 const keyrouteOnly = process.argv.includes('--keyroute-only')
 const rows = []
-for (const n of hotOnly ? [] : SIZES) {
+for (const n of hotOnly || viewsOnly ? [] : SIZES) {
   const ids = Array.from({ length: n }, (_, i) => `cache-${i}`)
   const core = coreBatch(n)
   const kr = new native.Ring(ids, { points: 160 })
@@ -125,13 +127,13 @@ function beforeFigures(ids, out) {
 const f = (x) => `${x.toFixed(1).padStart(7)} ns`
 const r = (x) => `${x.toFixed(2).padStart(6)}×`
 console.log(`node ${process.version}, ${KEYS.toLocaleString('en')} keys, median of ${RUNS} passes, ns per key\n`)
-if (!hotOnly) console.log('    N | hashring get | consistent-hash | route (addon) | vs hashring | vs c-hash | route (wasm) | wasm/addon')
+if (!hotOnly && !viewsOnly) console.log('    N | hashring get | consistent-hash | route (addon) | vs hashring | vs c-hash | route (wasm) | wasm/addon')
 for (const x of rows) {
   console.log(
     `${String(x.n).padStart(5)} | ${f(x.hashring)}   | ${f(x.consistentHash)}      | ${f(x.route)}    | ${r(x.hashring / x.route)}     | ${r(x.route / x.consistentHash)}   | ${f(x.routeWasm)}   | ${r(x.routeWasm / x.route)}`,
   )
 }
-if (!hotOnly) console.log('\n    N | core batch | routeMany (addon) | /core  | packed (addon) | /core  | routeMany (wasm) | packed (wasm) | /core')
+if (!hotOnly && !viewsOnly) console.log('\n    N | core batch | routeMany (addon) | /core  | packed (addon) | /core  | routeMany (wasm) | packed (wasm) | /core')
 for (const x of rows) {
   console.log(
     `${String(x.n).padStart(5)} | ${f(x.core)} | ${f(x.many)}        | ${r(x.many / x.core)} | ${f(x.packed)}     | ${r(x.packed / x.core)} | ${f(x.manyWasm)}       | ${f(x.packedWasm)}    | ${r(x.packedWasm / x.core)}`,
@@ -151,8 +153,8 @@ if (baseline) {
   }
 }
 // Hot keys and overload, per call on a ring of 100 nodes, against a plain route in the same run.
-if (!keyrouteOnly) console.log('\nN = 100 | route | acquire + release | pick | HotKeys observe | spread (client) — ns per call, ×route')
-for (const [name, api] of keyrouteOnly ? [] : [['addon', native], ['wasm', wasm]]) {
+if (!keyrouteOnly && !viewsOnly) console.log('\nN = 100 | route | acquire + release | pick | HotKeys observe | spread (client) — ns per call, ×route')
+for (const [name, api] of keyrouteOnly || viewsOnly ? [] : [['addon', native], ['wasm', wasm]]) {
   const ring = new api.Ring(Array.from({ length: 100 }, (_, i) => `cache-${i}`), { points: 160 })
   const bounded = new api.BoundedLoad(ring)
   // About 1,000 requests in flight while timing, as a busy proxy has.
@@ -170,5 +172,23 @@ for (const [name, api] of keyrouteOnly ? [] : [['addon', native], ['wasm', wasm]
   for (const lease of held) lease.release()
   const cell = (x) => `${f(x)} ${r(x / route)}`
   console.log(`${name.padEnd(7)} | ${f(route)} | ${cell(acquire)} | ${cell(pick)} | ${cell(observe)} | ${cell(spread)}`)
+}
+// Views: a route through a LiveView against a route on the plain router of the same spec, in the
+// same run (goal: ≤ 1.1×), and during a rollout against the Transition it routes as.
+if (!keyrouteOnly || viewsOnly) console.log('\nN = 100 | Router.route | LiveView.route | ×route | Transition.route | LiveView.route (rollout) | ×transition — ns per call')
+for (const [name, api] of keyrouteOnly && !viewsOnly ? [] : [['addon', native], ['wasm', wasm]]) {
+  const ids = Array.from({ length: 100 }, (_, i) => `cache-${i}`)
+  const spec = (n) => ({ algorithm: 'ring', params: { points_per_weight: 160 }, nodes: ids.slice(0, n).map((id) => ({ id })) })
+  const ring = new api.Router(spec(100))
+  const view = new api.LiveView()
+  view.publish({ version: 1, spec: spec(100) })
+  const plain = perCall((k) => ring.route(k))
+  const live = perCall((k) => view.route(k))
+  const t = new api.Transition(new api.Router(spec(99)), ring, 0.5)
+  const rollout = new api.LiveView()
+  rollout.publish({ version: 1, spec: spec(99), rollout: { to: spec(100), progress: 0.5 } })
+  const moving = perCall((k) => t.route(k))
+  const liveMoving = perCall((k) => rollout.route(k))
+  console.log(`${name.padEnd(7)} | ${f(plain)} | ${f(live)} | ${r(live / plain)} | ${f(moving)} | ${f(liveMoving)} | ${r(liveMoving / moving)}`)
 }
 if (sink === 42) console.log('')

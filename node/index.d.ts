@@ -347,3 +347,133 @@ export declare function splitKeys(key: Uint8Array, r: number): Uint8Array[]
 /** The derived key to read a split hot key from: the same for the same `client`, else random. */
 export declare function splitKey(key: string, r: number, client?: Key | null): string
 export declare function splitKey(key: Uint8Array, r: number, client?: Key | null): Uint8Array
+
+/**
+ * A view document: a topology at a version, optionally rolling out to another (docs/views.md).
+ * `fingerprint`, when present, must match what the spec builds to (16 hex digits).
+ */
+export interface ViewDocument {
+  version: number
+  spec: Spec
+  rollout?: {
+    to: Spec
+    progress?: number
+    schedule?: { start_unix_ms: number; duration_ms: number }
+  }
+  fingerprint?: string
+}
+
+/** A refused document: its version (null when it could not be read), and the error. */
+export interface Refusal {
+  version: number | null
+  code: number
+  error: string
+  message: string
+  at_unix_ms: number
+}
+
+/**
+ * The view in effect for this process. A newer version applies atomically and a lookup never
+ * waits; a document that does not build, or is not newer, is refused (thrown, and recorded)
+ * while the last good view stays. Routing before a first view throws `NoViewError`.
+ */
+export declare class LiveView {
+  constructor(options?: RouterOptions)
+  /** Applies `document` if it is newer and builds; returns its version. */
+  publish(document: ViewDocument | string | Uint8Array): number
+  /** The id of the node that owns `key` in the view in effect. */
+  route(key: Key): string
+  /** The owner, and during a rollout the previous owner of a key that has cut over (or null). */
+  routeWithFallback(key: Key): { owner: string; previous: string | null }
+  /** The owners at the rollout's two ends (`to` null for a plain view): where writes must go. */
+  ends(key: Key): { from: string; to: string | null }
+  readonly version: number | null
+  /** 16 lowercase hex digits, as in every document and the census. */
+  readonly fingerprint: string | null
+  readonly progress: number | null
+  readonly appliedAt: Date | null
+  readonly refusals: number
+  readonly lastRefusal: Refusal | null
+  /** The view in effect as a canonical view document (JSON text). */
+  documentJson(): string | null
+}
+
+/** A running watch of a source. */
+export declare class Watch {
+  /** Stops the watch and leaves the census; the live view keeps its view. */
+  stop(): Promise<void>
+  [Symbol.asyncDispose](): Promise<void>
+  readonly running: boolean
+  readonly url: string
+  readonly instance: string | null
+}
+
+export interface WatchOptions {
+  /** Seconds between reads where the source does not notify (default 1). */
+  pollInterval?: number
+  /** Read by polling only (default false). */
+  pollOnly?: boolean
+  /** Register in the source's census (default: on for etcd, off for files). */
+  census?: boolean | null
+  /** The census id (default `HOST-PID`). */
+  instance?: string | null
+  /** Seconds an entry outlives an instance that died without stopping (default 10). */
+  censusTtl?: number
+  /** Seconds `watch` waits for the first read (default 5; 0: none). */
+  first?: number
+}
+
+/**
+ * Feeds `view` from `source` (`file:///…`, a path, or `etcd://HOST:PORT/KEY`) until the watch
+ * is stopped. The Node addon only (the WebAssembly build rejects with `IoError`).
+ */
+export declare function watch(source: string, view: LiveView, options?: WatchOptions): Promise<Watch>
+
+/**
+ * Publishes `document` to `source` if the source holds `expectVersion` (0: none), a
+ * compare-and-swap (`VersionConflictError` for the loser of a race). The Node addon only.
+ */
+export declare function publishView(
+  source: string,
+  document: ViewDocument | string | Uint8Array,
+  options: { expectVersion: number | bigint; limits?: Limits },
+): Promise<number>
+
+/** One instance in a census. */
+export interface CensusEntry {
+  standing: 'sync' | 'behind' | 'stale' | 'refused' | 'diverged'
+  behind_ms: number | null
+  instance: string
+  surface: string
+  keyroute_version: string
+  host: string
+  pid: number
+  started_unix_ms: number
+  ttl_ms: number
+  view_version: number | null
+  fingerprint: string | null
+  progress: number | null
+  applied_unix_ms: number | null
+  refusal: Refusal | null
+  refusals: number
+}
+
+/** A source's census against its view, as `keyroute fleet status --json` prints it. */
+export interface FleetStatus {
+  source: string
+  version: number | null
+  fingerprint: string | null
+  published_unix_ms: number | null
+  /** Why the source's document does not build, when it does not. */
+  problem: Refusal | null
+  deadline_ms: number
+  instances: CensusEntry[]
+  /** Census entries that could not be read. */
+  unreadable: Array<{ instance: string; message: string }>
+}
+
+/** The census of `source` against its view. The Node addon only. */
+export declare function fleetStatus(source: string, options?: { deadline?: number; limits?: Limits }): Promise<FleetStatus>
+
+/** Whether every registered instance routes with the source's view (and there is one). */
+export declare function converged(status: FleetStatus): boolean

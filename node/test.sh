@@ -5,7 +5,8 @@
 #      `npm run build-native` (the addon, with cargo: the package has no install script);
 #   2. the shared JS tests on the native addon and on WebAssembly (wasm/build.sh builds it):
 #      API, errors, the whole conformance corpus, live peers (npm hashring, cluster-key-slot),
-#      workers, memory, the README's JS section, bounded loads, hot keys and read spreading;
+#      workers, memory, the README's JS section, bounded loads, hot keys and read spreading,
+#      live views (and, on the addon, watches of a file and of a real etcd, with the census);
 #      the hashring drop-in and the keyroute-conformance command (both backends) on the addon;
 #   3. the TypeScript declarations: typed use passes tsc --strict, misuse fails where marked;
 #   4. the same tests and the corpus in headless Chromium (Debian's, installed when missing), and
@@ -28,6 +29,8 @@ source "$ROOT/scripts/lib.sh"
 
 echo "node: npm ci, then npm run build-native (the addon, from source)"
 npm ci --loglevel=error
+# The views tests' etcd (test/views.test.js starts its own on free ports of 127.0.0.1).
+command -v etcd >/dev/null || { echo "node: installing etcd-server"; apt_install etcd-server; }
 npm run --silent build-native
 "$ROOT/wasm/build.sh"
 
@@ -36,7 +39,8 @@ node --expose-gc --test test/*.test.js
 echo "node: JS tests on WebAssembly"
 KEYROUTE_BACKEND=wasm node --expose-gc --test \
   test/api.test.js test/errors.test.js test/conformance.test.js test/peers.test.js \
-  test/workers.test.js test/memory.test.js test/readme.test.js test/hotkeys.test.js test/node-args.test.js
+  test/workers.test.js test/memory.test.js test/readme.test.js test/hotkeys.test.js test/node-args.test.js \
+  test/views.test.js
 
 echo "node: TypeScript declarations (tsc --strict)"
 npx tsc -p test/types

@@ -19,13 +19,14 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use arc_swap::cache::Cache;
 use arc_swap::{ArcSwap, ArcSwapOption};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
+use web_time::{SystemTime, UNIX_EPOCH};
 
 use crate::{Error, ErrorCode, Limits, MAX_VERSION, Placement, Result, Router, Spec, Transition};
 
@@ -401,6 +402,15 @@ impl ViewState {
         match &self.routing {
             Routing::Plain(r) => r.node_id(index),
             Routing::Rollout(t) | Routing::Scheduled { base: t, .. } => t.node_id(index),
+        }
+    }
+
+    /// How many nodes [`ViewState::node_id`] names.
+    #[must_use]
+    pub fn node_count(&self) -> usize {
+        match &self.routing {
+            Routing::Plain(r) => r.len(),
+            Routing::Rollout(t) | Routing::Scheduled { base: t, .. } => t.len(),
         }
     }
 

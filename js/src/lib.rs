@@ -23,7 +23,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 pub use keyroute_bindings as bindings;
 use keyroute_bindings::bounded::BoundedLoad;
-use keyroute_bindings::{Error, ErrorCode, Limits, Router};
+use keyroute_bindings::{Error, ErrorCode, Limits, LiveView, Router};
 
 /// A JavaScript value a method returns when it is more than a scalar (an object, an array, a
 /// typed array), built in Rust and made a JavaScript value by [`Host::out`].
@@ -305,6 +305,77 @@ pub fn pieces(router: &Router) -> Js {
     })
 }
 
+/// The owner of `key` in `view`'s view in effect when that view's version is `version`, as an
+/// index into its node list; -1 when another version (or none) is in effect, so the JavaScript
+/// layer, which keeps the node ids of the version it last saw, fetches the new version's
+/// ([`view_route_fresh`]). The per-key call of a live view.
+///
+/// # Errors
+/// As `ViewState::route`.
+#[inline]
+pub fn view_route_at(view: &LiveView, key: &[u8], version: f64) -> keyroute_bindings::Result<f64> {
+    let routed =
+        view.with(|state| if state.version() as f64 == version { state.route(key).map(f64::from) } else { Ok(-1.0) });
+    match routed {
+        Err(e) if e.code() == ErrorCode::NoView => Ok(-1.0),
+        r => r,
+    }
+}
+
+/// `{version, index, ids}`: the owner of `key` in `view`'s view in effect and that view's node
+/// ids, read from one view (a newer one may be applied at any moment).
+///
+/// # Errors
+/// `no_view` before a first view; as `ViewState::route`.
+pub fn view_route_fresh(view: &LiveView, key: &[u8]) -> keyroute_bindings::Result<Js> {
+    view.with(|state| {
+        let index = state.route(key)?;
+        let ids = (0..state.node_count() as u32).map(|i| Js::Str(state.node_id(i).unwrap_or_default().to_owned()));
+        Ok(Js::Obj(vec![
+            ("version", Js::Num(state.version() as f64)),
+            ("index", Js::Num(f64::from(index))),
+            ("ids", Js::List(ids.collect())),
+        ]))
+    })
+}
+
+/// `[owner]`, or `[owner, previous]` (ids) when `key` has cut over during a rollout.
+///
+/// # Errors
+/// `no_view`; as `ViewState::route`.
+pub fn view_route_with_fallback(view: &LiveView, key: &[u8]) -> keyroute_bindings::Result<Vec<String>> {
+    view.with(|state| {
+        let placed = state.route_with_fallback(key)?;
+        std::iter::once(placed.owner).chain(placed.previous).map(|i| node_id(state, i)).collect()
+    })
+}
+
+/// `[from, to]` ids: the owners of `key` at the two ends of the rollout in effect (`[owner]` for
+/// a plain view), the copies a write or a delete during a rollout must reach.
+///
+/// # Errors
+/// `no_view`; as `Router::route`.
+pub fn view_ends(view: &LiveView, key: &[u8]) -> keyroute_bindings::Result<Vec<String>> {
+    let owner = |r: &Router| r.route(key).and_then(|i| node_id_of(r.node_id(i)));
+    view.with(|state| std::iter::once(state.router()).chain(state.rollout_target()).map(owner).collect())
+}
+
+fn node_id(state: &keyroute_bindings::view::ViewState, index: u32) -> keyroute_bindings::Result<String> {
+    node_id_of(state.node_id(index))
+}
+
+fn node_id_of(id: Option<&str>) -> keyroute_bindings::Result<String> {
+    id.map(str::to_owned).ok_or_else(|| Error::new(ErrorCode::Internal, "route outside the node list"))
+}
+
+/// Publishes a view document (JSON text, or its bytes) on `view`; returns the version applied.
+///
+/// # Errors
+/// As `LiveView::publish_bytes` (the refusal is recorded).
+pub fn view_publish(view: &LiveView, document: &[u8]) -> keyroute_bindings::Result<f64> {
+    view.publish_bytes(document).map(|state| state.version() as f64)
+}
+
 /// Every method of the JavaScript surface, written once; `surface!(emit)` hands them to the
 /// backend's emitter macro `emit!`, which writes them out with its binding attributes.
 ///
@@ -520,6 +591,74 @@ macro_rules! surface {
                     /// Both views and the progress, as processes exchange them (JSON).
                     [] "describeJson" fn describe_json(self; h) -> String {
                         Ok(self.inner.describe_json())
+                    }
+                }
+
+                /// The view in effect for this process (`keyroute_bindings::LiveView`): a newer
+                /// version applies atomically, a lookup never waits, and a document that does not
+                /// build is refused and recorded while the last good view stays.
+                class NativeLiveView { inner: ::std::sync::Arc<$crate::bindings::LiveView> }
+                /// A live view with no view yet; documents are read under `limits` (JSON of the
+                /// limits to change, or absent).
+                new(h, limits: Value) -> Self {
+                    let limits = h.limits(&limits)?;
+                    Ok(Self { inner: ::std::sync::Arc::new($crate::bindings::LiveView::new(limits)) })
+                }
+                {
+                    /// Applies a view document (JSON text, or its bytes) if its version is newer
+                    /// and it builds; returns the version applied. Otherwise the refusal is
+                    /// recorded and thrown.
+                    [] "publish" fn publish(self; h, document: Value) -> f64 {
+                        let published = h.with_bytes(&document, |b| $crate::view_publish(&self.inner, b))?;
+                        let published = match published {
+                            Some(r) => r,
+                            None => $crate::view_publish(&self.inner, h.text(&document, "a view document")?.as_bytes()),
+                        };
+                        h.check(published)
+                    }
+
+                    /// The owner of `key` (an index into the node ids of version `version`), or -1
+                    /// when another version is in effect.
+                    [] "routeAt" fn route_at(self; h, key: Value, version: f64) -> f64 {
+                        h.check(h.with_key(&key, |k| $crate::view_route_at(&self.inner, k, version))?)
+                    }
+
+                    /// `{version, index, ids}` for `key` from the view in effect.
+                    [] "routeFresh" fn route_fresh(self; h, key: Value) -> Out {
+                        let fresh = h.check(h.with_key(&key, |k| $crate::view_route_fresh(&self.inner, k))?)?;
+                        h.out(fresh)
+                    }
+
+                    /// `[owner]`, or `[owner, previous]` when `key` has cut over during a rollout.
+                    [] "routeWithFallback" fn route_with_fallback(self; h, key: Value) -> Vec<String> {
+                        h.check(h.with_key(&key, |k| $crate::view_route_with_fallback(&self.inner, k))?)
+                    }
+
+                    /// `[from, to]` owners of `key` at the rollout's two ends, or `[owner]`.
+                    [] "ends" fn ends(self; h, key: Value) -> Vec<String> {
+                        h.check(h.with_key(&key, |k| $crate::view_ends(&self.inner, k))?)
+                    }
+
+                    /// `{version, fingerprint, progress, appliedUnixMs, refusals, lastRefusal}`
+                    /// (`lastRefusal` as JSON text, or null), read at once.
+                    [] "status" fn status(self; h) -> Out {
+                        use $crate::Js;
+                        let state = self.inner.load();
+                        let refusal = self.inner.last_refusal().map_or(Js::Null, |r| Js::Str(r.to_json()));
+                        let num = |n: Option<f64>| n.map_or(Js::Null, Js::Num);
+                        h.out(Js::Obj(vec![
+                            ("version", num(state.as_ref().map(|s| s.version() as f64))),
+                            ("fingerprint", state.as_ref().map_or(Js::Null, |s| Js::Str($crate::bindings::view::fingerprint_text(s.fingerprint())))),
+                            ("progress", num(state.as_ref().and_then(|s| s.progress()))),
+                            ("appliedUnixMs", num(state.as_ref().map(|s| $crate::bindings::view::unix_ms(s.applied_at()) as f64))),
+                            ("refusals", Js::Num(self.inner.refusals() as f64)),
+                            ("lastRefusal", refusal),
+                        ]))
+                    }
+
+                    /// The view in effect as a canonical view document (JSON), or null.
+                    [] "documentJson" fn document_json(self; h) -> Out {
+                        h.out(self.inner.load().map_or($crate::Js::Null, |s| $crate::Js::Str(s.document_json())))
                     }
                 }
 

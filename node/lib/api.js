@@ -98,6 +98,7 @@ function typedMethods(cls) {
  */
 export function makeApi(backend) {
   const { NativeRouter, NativeTransition, NativeBoundedLoad, NativeHotKeys, routeIndex, handleOf } = backend
+  const { NativeLiveView, viewRouteAt, viewHandleOf } = backend
   // Native errors become `KeyrouteError` classes in one place, `typed`: it wraps the backend's
   // constructors (`construct`) and free functions here, and every method of the classes below
   // once they are defined (`typedMethods`).
@@ -115,6 +116,8 @@ export function makeApi(backend) {
   const LIMITS_CEILING = Object.freeze(Object.fromEntries(table.map(([name, , ceiling]) => [name, ceiling])))
   /** The native router of a `Router` (for `Transition` and `diff`), set by Router's static block. */
   let nativeOf
+  /** The native live view of a `LiveView` (for `watch`), set by LiveView's static block. */
+  let liveOf
 
   class Router {
     #n
@@ -651,7 +654,220 @@ export function makeApi(backend) {
     return nativeRedisSlot(key, rule === 'redis' ? 0 : 1)
   }
 
-  for (const cls of [Router, Transition, BoundedLoad, Lease, HotKeys]) typedMethods(cls)
+  /**
+   * The view in effect for this process: route through it, feed it with `watch` (the addon) or
+   * `publish` documents yourself (any backend, e.g. a page handing in what its server sent).
+   * A newer version applies atomically and a lookup never waits; a document that does not
+   * build, or is not newer, is refused (thrown, and recorded in `lastRefusal`) while the last
+   * good view stays. Routing before any view is applied throws `NoViewError`.
+   */
+  class LiveView {
+    #v
+    #h
+    #version = -1
+    #ids = []
+
+    /** A live view with no view yet; documents are read under `options.limits`. */
+    constructor(options) {
+      this.#v = construct(NativeLiveView, limitsJson(options))
+      this.#h = viewHandleOf(this.#v)
+    }
+
+    static {
+      liveOf = (view) => {
+        if (!(view instanceof LiveView)) throw new InvalidTypeError(`expected a LiveView, not ${describe(view)}`)
+        return view.#v
+      }
+    }
+
+    /**
+     * Applies a view document — `{version, spec, rollout?}`, its JSON text or that text's
+     * bytes — if its version is newer than the one in effect and it builds; returns the version.
+     */
+    publish(document) {
+      return this.#v.publish(documentText(document))
+    }
+
+    /** The id of the node that owns `key` in the view in effect. */
+    route(key) {
+      const i = viewRouteAt(this.#h, key, this.#version)
+      return i >= 0 ? this.#ids[i] : this.#fresh(key)
+    }
+
+    // A newer view than the one whose node ids this object keeps: route and take its ids at once.
+    #fresh(key) {
+      const { version, index, ids } = this.#v.routeFresh(key)
+      this.#version = version
+      this.#ids = Object.freeze(ids)
+      return ids[index]
+    }
+
+    /**
+     * `{owner, previous}` ids: during a rollout, `previous` is the node that owned a key which
+     * has cut over (read there on a miss), else null.
+     */
+    routeWithFallback(key) {
+      const [owner, previous = null] = this.#v.routeWithFallback(key)
+      return { owner, previous }
+    }
+
+    /**
+     * `{from, to}`: the owners of `key` at the two ends of the rollout in effect (`to` null for
+     * a plain view), the copies a write or a delete during a rollout must reach.
+     */
+    ends(key) {
+      const [from, to = null] = this.#v.ends(key)
+      return { from, to }
+    }
+
+    /** The version in effect, or null before the first. */
+    get version() {
+      return this.#v.status().version
+    }
+
+    /** The view in effect's fingerprint as text (16 lowercase hex digits), or null. */
+    get fingerprint() {
+      return this.#v.status().fingerprint
+    }
+
+    /** The rollout's progress now (0 to 1), or null for a plain view. */
+    get progress() {
+      return this.#v.status().progress
+    }
+
+    /** When the view in effect was applied, as a `Date`, or null. */
+    get appliedAt() {
+      const ms = this.#v.status().appliedUnixMs
+      return ms === null ? null : new Date(ms)
+    }
+
+    /** How many documents this live view has refused. */
+    get refusals() {
+      return this.#v.status().refusals
+    }
+
+    /** The last refusal, `{version, code, error, message, at_unix_ms}`, or null. */
+    get lastRefusal() {
+      const text = this.#v.status().lastRefusal
+      return text === null ? null : JSON.parse(text)
+    }
+
+    /** The view in effect as a canonical view document (JSON text), or null. */
+    documentJson() {
+      return this.#v.documentJson()
+    }
+  }
+
+  // Sources (a file or directory, etcd) and the census: the addon only.
+  const sources = backend.watchSource !== undefined
+  const needsAddon = (what) => {
+    if (!sources) {
+      throw new IoError(`${what} needs the Node addon; the WebAssembly build has no files or sockets (publish documents to a LiveView yourself)`)
+    }
+  }
+  // A promise of the addon resolves to an Error when its work failed (node/src/view.rs).
+  const settle = async (promise) => {
+    const value = await promise
+    if (value instanceof Error) throw fromNative(value)
+    return value
+  }
+
+  /** A running watch of a source (`watch`): `stop()` it, or `await using` it. */
+  class Watch {
+    #w
+
+    constructor(native) {
+      this.#w = native
+    }
+
+    /** Stops the watch and leaves the census; the live view keeps the view it has. */
+    stop() {
+      return settle(this.#w.stop()).then(() => undefined)
+    }
+
+    [Symbol.asyncDispose]() {
+      return this.stop()
+    }
+
+    /** Whether the watch runs. */
+    get running() {
+      return this.#w.running
+    }
+
+    /** The source's URL. */
+    get url() {
+      return this.#w.url
+    }
+
+    /** The id this watch registered in the census as, or null. */
+    get instance() {
+      return this.#w.instance ?? null
+    }
+  }
+
+  /**
+   * Feeds `view` from `source` (`file:///…`, a path, or `etcd://HOST:PORT/KEY`) until the
+   * returned `Watch` is stopped: its current document now, then every change, seen at once
+   * where the source notifies (inotify, etcd's watch stream) and at the latest every
+   * `pollInterval` seconds. With `census` (on by default for etcd) the instance registers in
+   * the source's census as `instance` (default `HOST-PID`), surface `node`, its entry outliving
+   * it by `censusTtl` seconds. Resolves once the first read is applied or refused, or after
+   * `first` seconds (0: at once). The addon only.
+   */
+  async function watch(source, view, options = {}) {
+    needsAddon('watch')
+    const o = viewOptions(options, { pollInterval: 1, pollOnly: false, census: null, instance: null, censusTtl: 10, first: 5 })
+    const live = liveOf(view)
+    const { version, refusals } = live.status()
+    const native = await settle(
+      backend.watchSource(text(source, 'source'), live, o.pollInterval, o.pollOnly, o.census, o.instance, o.censusTtl),
+    )
+    const deadline = Date.now() + o.first * 1000
+    for (;;) {
+      const now = live.status()
+      if (now.version !== version || now.refusals !== refusals || Date.now() >= deadline) break
+      await new Promise((resolve) => setTimeout(resolve, 2))
+    }
+    return new Watch(native)
+  }
+
+  /**
+   * Publishes a view document (an object, JSON text or bytes) to `source` if it holds
+   * `expectVersion` (0 for none), as `keyroute view publish` does: of two publishers expecting
+   * the same version exactly one wins, the other gets `VersionConflictError`. A document that
+   * does not build is never written. Resolves to the version published. The addon only.
+   */
+  async function publishView(source, document, options = {}) {
+    needsAddon('publishView')
+    const o = viewOptions(options, { expectVersion: undefined, limits: undefined })
+    if (o.expectVersion === undefined) throw new InvalidParameterError('publishView needs options.expectVersion (0 when the source holds no view)')
+    const expect = typeof o.expectVersion === 'bigint' ? Number(o.expectVersion) : o.expectVersion
+    if (typeof expect !== 'number') throw new InvalidTypeError(`expectVersion must be a number, not ${describe(o.expectVersion)}`)
+    return settle(backend.publishView(text(source, 'source'), documentText(document), expect, limitsJson({ limits: o.limits })))
+  }
+
+  /**
+   * The census of `source` against its view, as `keyroute fleet status --json` prints it:
+   * `version`, `fingerprint`, `problem`, and one entry per instance with its `standing`
+   * (`sync`, `behind`, `stale` — behind for longer than `deadline` seconds —, `refused` or
+   * `diverged`). The addon only.
+   */
+  async function fleetStatus(source, options = {}) {
+    needsAddon('fleetStatus')
+    const o = viewOptions(options, { deadline: 30, limits: undefined })
+    return JSON.parse(await settle(backend.fleetStatus(text(source, 'source'), o.deadline, limitsJson({ limits: o.limits }))))
+  }
+
+  /**
+   * Whether every registered instance of a `fleetStatus` result routes with the source's view
+   * (and there is at least one): the gate a rollout step waits for.
+   */
+  function converged(status) {
+    const instances = status?.instances ?? []
+    return instances.length > 0 && status.problem == null && !status.unreadable?.length && instances.every((i) => i.standing === 'sync')
+  }
+
+  for (const cls of [Router, Transition, BoundedLoad, Lease, HotKeys, LiveView]) typedMethods(cls)
 
   const presets = definePresets(Router, {
     nodes: (nodes, limits) => nodeArgs('nodes', nodes, limits, specNodes),
@@ -667,6 +883,12 @@ export function makeApi(backend) {
     BoundedLoad,
     Lease,
     HotKeys,
+    LiveView,
+    Watch,
+    watch,
+    publishView,
+    fleetStatus,
+    converged,
     diff,
     redisSlot,
     splitKeys,
@@ -700,6 +922,35 @@ function limitsJson(options) {
   } catch (e) {
     throw new InvalidTypeError(`limits cannot be written as JSON: ${e.message}`)
   }
+}
+
+/** A view document (an object, JSON text, or bytes) as the native layer takes it. */
+function documentText(document) {
+  if (typeof document === 'string' || ArrayBuffer.isView(document)) return document
+  if (!isPlainObject(document)) throw new InvalidTypeError(`a view document must be an object, JSON text or bytes, not ${describe(document)}`)
+  try {
+    return JSON.stringify(document)
+  } catch (e) {
+    throw new InvalidTypeError(`the view document cannot be written as JSON: ${e.message}`)
+  }
+}
+
+/** `value` when it is a string, else `InvalidTypeError` naming `what`. */
+function text(value, what) {
+  if (typeof value !== 'string') throw new InvalidTypeError(`${what} must be a string, not ${describe(value)}`)
+  return value
+}
+
+/** Options of a view function: only the names in `defaults`, which fill what is left out. */
+function viewOptions(options, defaults) {
+  if (options === undefined || options === null) return defaults
+  if (!isPlainObject(options)) throw new InvalidTypeError(`options must be an object, not ${describe(options)}`)
+  for (const key of Object.keys(options)) {
+    if (!Object.hasOwn(defaults, key)) {
+      throw new InvalidParameterError(`unknown option ${JSON.stringify(key)} (${Object.keys(defaults).join(', ')})`)
+    }
+  }
+  return { ...defaults, ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) }
 }
 
 /** `HotKeys`' options (`{ width, capacity, shards }`) with the defaults filled in. */

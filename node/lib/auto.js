@@ -41,3 +41,4 @@ export const name = chosen.name
 
 export const { NativeRouter, NativeTransition, NativeBoundedLoad, NativeHotKeys, diff, errorTable, limitTable } = chosen
 export const { parseServer, redisSlot, specNodes, splitKeys, splitKey, routeIndex, handleOf } = chosen
+export const { NativeLiveView, viewRouteAt, viewHandleOf, watchSource, publishView, fleetStatus } = chosen

@@ -8,6 +8,7 @@ import { apiOf } from './face.js'
 
 export const { Router, Transition, diff, redisSlot, errorTable, LIMITS, LIMITS_CEILING } = apiOf(backend)
 export const { BoundedLoad, Lease, HotKeys, splitKeys, splitKey } = apiOf(backend)
+export const { LiveView, Watch, watch, publishView, fleetStatus, converged } = apiOf(backend)
 
 export { name as backend } from './wasm-browser.js'
 export * from './generated/presets-wasm-browser.js'

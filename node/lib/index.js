@@ -9,6 +9,7 @@ import { apiOf } from './face.js'
 
 export const { Router, Transition, diff, redisSlot, errorTable, LIMITS, LIMITS_CEILING } = apiOf(backend)
 export const { BoundedLoad, Lease, HotKeys, splitKeys, splitKey } = apiOf(backend)
+export const { LiveView, Watch, watch, publishView, fleetStatus, converged } = apiOf(backend)
 
 export { name as backend } from './auto.js'
 export * from './generated/presets-auto.js'

@@ -39,7 +39,12 @@ export const name = 'native'
 
 export const { NativeRouter, NativeTransition, NativeBoundedLoad, NativeHotKeys, diff, errorTable, limitTable } = addon
 export const { parseServer, redisSlot, specNodes, splitKeys, splitKey } = addon
+/** Views: the live view (both backends), its sources and the census (the addon only). */
+export const { NativeLiveView, watchSource, publishView, fleetStatus } = addon
 
 /** The per-key call, a plain Node-API function over a router handle (node/src/fast.rs). */
 export const routeIndex = addon.routeIndexFunction()
 export const handleOf = (router) => router.handle()
+/** The per-key call of a live view, a plain Node-API function over its handle. */
+export const viewRouteAt = addon.viewRouteAtFunction()
+export const viewHandleOf = (view) => view.handle()

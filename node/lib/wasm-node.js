@@ -7,7 +7,7 @@ import { initSync } from '../wasm/keyroute.js'
 
 initSync({ module: readFileSync(new URL('../wasm/keyroute_bg.wasm', import.meta.url)) })
 
-export { NativeRouter, NativeTransition, NativeBoundedLoad, NativeHotKeys, diff, errorTable, limitTable } from '../wasm/keyroute.js'
+export { NativeRouter, NativeTransition, NativeBoundedLoad, NativeHotKeys, NativeLiveView, diff, errorTable, limitTable } from '../wasm/keyroute.js'
 export { parseServer, redisSlot, specNodes, splitKeys, splitKey } from '../wasm/keyroute.js'
 
 /** Which backend this is (`keyroute.backend`). */
@@ -16,3 +16,6 @@ export const name = 'wasm'
 /** The per-key call over a router handle: here the router itself (as the addon's fast path). */
 export const routeIndex = (router, key) => router.routeIndex(key)
 export const handleOf = (router) => router
+/** The per-key call of a live view: here the live view itself. */
+export const viewRouteAt = (view, key, version) => view.routeAt(key, version)
+export const viewHandleOf = (view) => view

@@ -9,28 +9,39 @@ use napi::{Env, Status, sys};
 
 /// Throws `e` as a JavaScript error and returns the napi error that says one is pending.
 pub(crate) fn throw(env: &Env, e: &Error) -> napi::Error {
+    let Ok(error) = value(env, e) else {
+        return fallback(e);
+    };
+    // SAFETY: `error` was just made in this live env. A failing throw leaves the error unthrown,
+    // and napi-rs then throws the returned error's own message instead (`PendingException` with
+    // nothing pending).
+    if unsafe { sys::napi_throw(env.raw(), error) } != sys::Status::napi_ok {
+        return fallback(e);
+    }
+    napi::Error::new(Status::PendingException, e.message().to_owned())
+}
+
+/// `e` as a JavaScript `Error` object (not thrown), as [`throw`] throws it: what a promise of
+/// the addon resolves to when its work failed (`view.rs`).
+pub(crate) fn value(env: &Env, e: &Error) -> napi::Result<sys::napi_value> {
     let env = env.raw();
     let code = format!("KR_{}", e.code().name().to_ascii_uppercase());
     // SAFETY: `env` is the live env of the current call; every value is created in it and used
-    // before the call returns. A failing step leaves the error unthrown, and napi-rs then
-    // throws the returned error's own message instead (`PendingException` with nothing pending).
+    // before the call returns.
     unsafe {
         let (Some(js_code), Some(message)) = (string(env, &code), string(env, e.message())) else {
-            return fallback(e);
+            return Err(fallback(e));
         };
         let mut error = ptr::null_mut();
         if sys::napi_create_error(env, js_code, message, &mut error) != sys::Status::napi_ok {
-            return fallback(e);
+            return Err(fallback(e));
         }
         set_number(env, error, c"errno", f64::from(e.code().code()));
         if let Some(i) = e.key_index() {
             set_number(env, error, c"keyIndex", i as f64);
         }
-        if sys::napi_throw(env, error) != sys::Status::napi_ok {
-            return fallback(e);
-        }
+        Ok(error)
     }
-    napi::Error::new(Status::PendingException, e.message().to_owned())
 }
 
 /// An error of `code` with `message`, thrown.

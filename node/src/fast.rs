@@ -1,99 +1,120 @@
-//! The per-key call, `routeIndex(handle, key)`, as a plain Node-API callback.
+//! The per-key calls, `routeIndex(handle, key)` and `viewRouteAt(handle, key, version)`, as
+//! plain Node-API callbacks.
 //!
 //! napi-rs's generated methods track every borrow of a class instance in a process-wide table
 //! behind a lock; measured here, that is ~450 ns a call, more than routing a key costs twenty
 //! times over. The one call an application makes per request is therefore written against
-//! Node-API directly: the router is a tagged `external` holding an `Arc<Router>` (the tag is
-//! checked before the pointer is trusted), and the key goes through the same key text policy
-//! (`crate::keys::with_key`). Everything else stays with napi-rs.
+//! Node-API directly: the router (or live view) is a tagged `external` holding an `Arc` of it
+//! (the tag, one per kind, is checked before the pointer is trusted), and the key goes through
+//! the same key text policy (`crate::keys::with_key`). Everything else stays with napi-rs.
 
-use std::ffi::c_void;
+use std::ffi::{CStr, c_void};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::ptr;
 use std::sync::Arc;
 
-use keyroute_bindings::{ErrorCode, Router};
+use keyroute_bindings::{ErrorCode, LiveView, Router};
 use napi::bindgen_prelude::*;
 use napi::sys;
 
 use crate::error::throw_code;
 use crate::keys::with_key;
 
-/// The type tag of keyroute's router handles (random, fixed).
-static TAG: sys::napi_type_tag = sys::napi_type_tag { lower: 0x8f2c_61d0_9a4b_73e5, upper: 0x1b7e_44c3_d5a0_6f92 };
+/// What a handle can hold: each kind has its own type tag (random, fixed), so a handle of one
+/// kind is refused where the other is expected.
+pub(crate) trait Handled: Send + Sync + 'static {
+    const TAG: sys::napi_type_tag;
+    /// What a call names in its error when given something else.
+    const WHAT: &'static str;
+}
 
-/// A new handle owning one reference to `router`.
-pub(crate) fn handle(env: &Env, router: &Arc<Router>) -> Result<Unknown<'static>> {
-    let data = Box::into_raw(Box::new(Arc::clone(router)));
+impl Handled for Router {
+    const TAG: sys::napi_type_tag = sys::napi_type_tag { lower: 0x8f2c_61d0_9a4b_73e5, upper: 0x1b7e_44c3_d5a0_6f92 };
+    const WHAT: &'static str = "not a keyroute router handle";
+}
+
+impl Handled for LiveView {
+    const TAG: sys::napi_type_tag = sys::napi_type_tag { lower: 0x3d91_a6e2_5c07_b84f, upper: 0xe4a8_1f6c_92d3_5b70 };
+    const WHAT: &'static str = "not a keyroute live view handle";
+}
+
+/// A new handle owning one reference to `target`.
+pub(crate) fn handle<T: Handled>(env: &Env, target: &Arc<T>) -> Result<Unknown<'static>> {
+    let data = Box::into_raw(Box::new(Arc::clone(target)));
     let mut value = ptr::null_mut();
     // SAFETY: `data` is a live Box handed to the external, which frees it in `finalize` (once:
     // V8 calls a finalizer once); if the external cannot be made, it is freed here.
     unsafe {
-        if sys::napi_create_external(env.raw(), data.cast(), Some(finalize), ptr::null_mut(), &mut value)
+        if sys::napi_create_external(env.raw(), data.cast(), Some(finalize::<T>), ptr::null_mut(), &mut value)
             != sys::Status::napi_ok
         {
             drop(Box::from_raw(data));
-            return Err(Error::new(Status::GenericFailure, "cannot create a router handle"));
+            return Err(Error::new(Status::GenericFailure, "cannot create a handle"));
         }
-        if sys::napi_type_tag_object(env.raw(), value, &TAG) != sys::Status::napi_ok {
-            return Err(Error::new(Status::GenericFailure, "cannot tag a router handle"));
+        if sys::napi_type_tag_object(env.raw(), value, &T::TAG) != sys::Status::napi_ok {
+            return Err(Error::new(Status::GenericFailure, "cannot tag a handle"));
         }
         Ok(Unknown::from_raw_unchecked(env.raw(), value))
     }
 }
 
-unsafe extern "C" fn finalize(_env: sys::napi_env, data: *mut c_void, _hint: *mut c_void) {
-    // SAFETY: `data` is the Box made in `handle`, finalized once.
-    drop(unsafe { Box::from_raw(data.cast::<Arc<Router>>()) });
+unsafe extern "C" fn finalize<T: Handled>(_env: sys::napi_env, data: *mut c_void, _hint: *mut c_void) {
+    // SAFETY: `data` is the Box made in `handle::<T>`, finalized once.
+    drop(unsafe { Box::from_raw(data.cast::<Arc<T>>()) });
 }
 
-/// The router behind a handle, after checking that `value` is one.
+/// What a handle of kind `T` holds, after checking that `value` is one.
 ///
 /// # Safety
 /// `env` and `value` are live for the current call.
-unsafe fn router<'a>(env: sys::napi_env, value: sys::napi_value) -> Option<&'a Arc<Router>> {
+unsafe fn target<'a, T: Handled>(env: sys::napi_env, value: sys::napi_value) -> Option<&'a Arc<T>> {
     let mut tagged = false;
     let mut data = ptr::null_mut();
     let mut kind = sys::ValueType::napi_undefined;
-    // SAFETY: as the caller promises. A value that is not an external carrying our tag is
-    // refused before its data pointer is read (and before the tag check, which would throw
+    // SAFETY: as the caller promises. A value that is not an external carrying the kind's tag
+    // is refused before its data pointer is read (and before the tag check, which would throw
     // on a primitive).
     unsafe {
         if sys::napi_typeof(env, value, &mut kind) != sys::Status::napi_ok || kind != sys::ValueType::napi_external {
             return None;
         }
-        if sys::napi_check_object_type_tag(env, value, &TAG, &mut tagged) != sys::Status::napi_ok || !tagged {
+        if sys::napi_check_object_type_tag(env, value, &T::TAG, &mut tagged) != sys::Status::napi_ok || !tagged {
             return None;
         }
         if sys::napi_get_value_external(env, value, &mut data) != sys::Status::napi_ok || data.is_null() {
             return None;
         }
-        Some(&*data.cast::<Arc<Router>>())
+        Some(&*data.cast::<Arc<T>>())
     }
 }
 
-/// `routeIndex(handle, key)`: the position of the node that owns `key`.
-unsafe extern "C" fn route_index(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
+/// Runs one per-key call: reads up to three arguments, checks the handle (the first) is a
+/// `T`'s, and returns what `call` makes of it, the key (the second) and the third; an error
+/// (or a panic) is thrown.
+///
+/// # Safety
+/// `env` and `info` are the live values of a Node-API callback.
+unsafe fn per_key<T: Handled>(
+    env: sys::napi_env,
+    info: sys::napi_callback_info,
+    call: impl FnOnce(&Env, &T, &Unknown<'_>, sys::napi_value) -> Result<sys::napi_value>,
+) -> sys::napi_value {
     let run = AssertUnwindSafe(|| -> Result<sys::napi_value> {
         let napi_env = Env::from_raw(env);
-        let mut argc = 2usize;
-        let mut argv = [ptr::null_mut(); 2];
+        let mut argc = 3usize;
+        let mut argv = [ptr::null_mut(); 3];
         // SAFETY: Node-API calls this callback with a live `info`; argv has room for argc.
         unsafe {
             sys::napi_get_cb_info(env, info, &mut argc, argv.as_mut_ptr(), ptr::null_mut(), ptr::null_mut());
         }
-        let [handle, key] = argv;
+        let [handle, key, third] = argv;
         // SAFETY: values of this call (missing arguments read as undefined).
-        let Some(router) = (unsafe { router(env, handle) }) else {
-            return Err(throw_code(&napi_env, ErrorCode::InvalidType, "not a keyroute router handle"));
+        let Some(target) = (unsafe { target::<T>(env, handle) }) else {
+            return Err(throw_code(&napi_env, ErrorCode::InvalidType, T::WHAT));
         };
         // SAFETY: a value of this call.
         let key = unsafe { Unknown::from_raw_unchecked(env, key) };
-        let index = with_key(&napi_env, &key, |k| router.route(k))?.map_err(|e| crate::error::throw(&napi_env, &e))?;
-        let mut out = ptr::null_mut();
-        // SAFETY: a live env.
-        unsafe { sys::napi_create_uint32(env, index, &mut out) };
-        Ok(out)
+        call(&napi_env, target, &key, third)
     });
     match catch_unwind(run) {
         Ok(Ok(value)) => value,
@@ -116,17 +137,65 @@ unsafe extern "C" fn route_index(env: sys::napi_env, info: sys::napi_callback_in
     }
 }
 
-/// The `routeIndex(handle, key)` function.
-pub(crate) fn route_index_function(env: &Env) -> Result<Unknown<'static>> {
+/// `routeIndex(handle, key)`: the position of the node that owns `key`.
+unsafe extern "C" fn route_index(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
+    // SAFETY: the live values of this callback.
+    unsafe {
+        per_key::<Router>(env, info, |napi_env, router, key, _| {
+            let index = with_key(napi_env, key, |k| router.route(k))?.map_err(|e| crate::error::throw(napi_env, &e))?;
+            let mut out = ptr::null_mut();
+            // SAFETY: a live env.
+            sys::napi_create_uint32(env, index, &mut out);
+            Ok(out)
+        })
+    }
+}
+
+/// `viewRouteAt(handle, key, version)`: the owner of `key` as an index into the node ids of
+/// view `version` when that version is in effect, else -1 (`keyroute_js::view_route_at`).
+unsafe extern "C" fn view_route_at(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
+    // SAFETY: the live values of this callback.
+    unsafe {
+        per_key::<LiveView>(env, info, |napi_env, view, key, version| {
+            let mut v = -2.0;
+            // A version that is not a number leaves `v` at -2, which no view has.
+            sys::napi_get_value_double(env, version, &mut v);
+            let index = with_key(napi_env, key, |k| keyroute_js::view_route_at(view, k, v))?
+                .map_err(|e| crate::error::throw(napi_env, &e))?;
+            let mut out = ptr::null_mut();
+            // SAFETY: a live env.
+            sys::napi_create_double(env, index, &mut out);
+            Ok(out)
+        })
+    }
+}
+
+fn function(env: &Env, name: &CStr, callback: sys::napi_callback) -> Result<Unknown<'static>> {
     let mut value = ptr::null_mut();
-    let name = c"routeIndex";
     // SAFETY: a live env; the callback is a static function.
     let status = unsafe {
-        sys::napi_create_function(env.raw(), name.as_ptr(), 10, Some(route_index), ptr::null_mut(), &mut value)
+        sys::napi_create_function(
+            env.raw(),
+            name.as_ptr(),
+            name.count_bytes() as isize,
+            callback,
+            ptr::null_mut(),
+            &mut value,
+        )
     };
     if status != sys::Status::napi_ok {
-        return Err(Error::new(Status::GenericFailure, "cannot create routeIndex"));
+        return Err(Error::new(Status::GenericFailure, format!("cannot create {}", name.to_string_lossy())));
     }
     // SAFETY: just created in this env.
     Ok(unsafe { Unknown::from_raw_unchecked(env.raw(), value) })
+}
+
+/// The `routeIndex(handle, key)` function.
+pub(crate) fn route_index_function(env: &Env) -> Result<Unknown<'static>> {
+    function(env, c"routeIndex", Some(route_index))
+}
+
+/// The `viewRouteAt(handle, key, version)` function.
+pub(crate) fn view_route_at_function(env: &Env) -> Result<Unknown<'static>> {
+    function(env, c"viewRouteAt", Some(view_route_at))
 }

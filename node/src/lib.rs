@@ -19,6 +19,7 @@ mod fast;
 pub mod host;
 mod keys;
 mod shared;
+pub mod view;
 
 use keyroute_js::Host as _;
 use napi::bindgen_prelude::*;
@@ -107,6 +108,22 @@ impl NativeRouter {
         let router = h.check(keyroute_js::bindings::Router::from_file(&path, &limits))?;
         Ok(Self { inner: std::sync::Arc::new(router) })
     }
+}
+
+#[napi]
+impl NativeLiveView {
+    /// A handle to this live view for the per-key `viewRouteAt(handle, key, version)` function.
+    #[napi(catch_unwind)]
+    pub fn handle(&self, env: Env) -> Result<Unknown<'static>> {
+        fast::handle(&env, &self.inner)
+    }
+}
+
+/// The per-key call of a live view, `viewRouteAt(handle, key, version)`, a plain Node-API
+/// function (see `fast.rs`); `NativeLiveView.handle()` gives the handle.
+#[napi(catch_unwind)]
+pub fn view_route_at_function(env: Env) -> Result<Unknown<'static>> {
+    fast::view_route_at_function(&env)
 }
 
 /// The per-key call `routeIndex(handle, key)`, a plain Node-API function (see `fast.rs`);

@@ -50,10 +50,20 @@ const assert = {
     }
     fail(typeof expected === 'string' ? expected : message, 'expected the function to throw')
   },
+  async rejects(promise, expected, message) {
+    try {
+      await (typeof promise === 'function' ? promise() : promise)
+    } catch (e) {
+      if (!matches(e, expected)) fail(typeof message === 'string' ? message : undefined, `unexpected rejection: ${e?.stack ?? e}`)
+      return
+    }
+    fail(typeof expected === 'string' ? expected : message, 'expected the promise to reject')
+  },
+  fail: (message) => fail(message, 'failed'),
 }
 assert.strictEqual = assert.equal
 assert.deepStrictEqual = assert.deepEqual
 assert.AssertionError = AssertionError
 
 export default assert
-export const { ok, equal, notEqual, deepEqual: deepStrictEqual, match, throws } = assert
+export const { ok, equal, notEqual, deepEqual: deepStrictEqual, match, throws, rejects } = assert

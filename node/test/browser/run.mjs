@@ -5,7 +5,7 @@
 
 import { launchChromium, serve } from './server.mjs'
 
-const FILES = ['api.test.js', 'errors.test.js', 'conformance.test.js', 'hotkeys.test.js']
+const FILES = ['api.test.js', 'errors.test.js', 'conformance.test.js', 'hotkeys.test.js', 'views.test.js']
 
 const server = await serve()
 const browser = await launchChromium()

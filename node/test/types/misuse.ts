@@ -1,7 +1,7 @@
 // Misuse the declarations must catch: every line marked `// E` is a type error (node/test.sh
 // checks that tsc reports exactly these lines).
 
-import { BoundedLoad, HotKeys, Lease, Libmemcached, LIMITS, Ring, Router, splitKeys } from 'keyroute'
+import { BoundedLoad, HotKeys, Lease, Libmemcached, LIMITS, LiveView, publishView, Ring, Router, splitKeys } from 'keyroute'
 
 const ring = new Ring(['a'])
 ring.route(42) // E
@@ -24,4 +24,7 @@ new HotKeys().isHot('k', { count: 1, share: 0.5 }) // E
 new HotKeys().isHot('k') // E
 ring.spread('k', 2, 42) // E
 const part: number = splitKeys('k', 2)[0] // E
+new LiveView().publish(42) // E
+const wrongVersion: string | null = new LiveView().version // E
+publishView('x.json', '{}') // E
 console.log(n, f, part)

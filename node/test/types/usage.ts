@@ -3,6 +3,13 @@
 
 import {
   BoundedLoad,
+  LiveView,
+  converged,
+  fleetStatus,
+  publishView,
+  watch,
+  type FleetStatus,
+  type Watch,
   DEFAULT_BALANCE_FACTOR,
   HotKeys,
   type Lease,
@@ -81,3 +88,22 @@ const part: string = splitKey('k', 3, 'web-1')
 
 console.log(id, bytes, replicas, many, packed, fp, node, slot, share, moved, placed, lm, s, got, big, fromBytes, buckets, hashringVersion, SameRing)
 console.log(leaseNode, released, load, estimate, isHot, top, spread, parts, partBytes, part, hot.total, hot.memoryBytes)
+
+// Views: a live view fed by a watch, published to and gated on by the census.
+const live = new LiveView({ limits: { max_nodes: 100 } })
+const applied: number = live.publish({ version: 1, spec: { algorithm: 'ring', nodes: [{ id: 'a' }] } })
+const owner: string = live.route('k')
+const fallback: string | null = live.routeWithFallback('k').previous
+const ends: string | null = live.ends('k').to
+const liveVersion: number | null = live.version
+const liveFp: string | null = live.fingerprint
+const refused: string | undefined = live.lastRefusal?.error
+async function rollout(): Promise<void> {
+  const w: Watch = await watch('etcd://127.0.0.1:2379/keyroute/cache', live, { censusTtl: 10, instance: 'web-1' })
+  const version: number = await publishView('file:///etc/keyroute/cache.json', '{}', { expectVersion: 1n })
+  const status: FleetStatus = await fleetStatus('etcd://127.0.0.1:2379/keyroute/cache', { deadline: 30 })
+  const gate: boolean = converged(status) && status.instances.every((i) => i.standing === 'sync')
+  console.log(version, gate, w.instance, live.appliedAt?.getTime())
+  await w.stop()
+}
+console.log(applied, owner, fallback, ends, liveVersion, liveFp, refused, rollout)
