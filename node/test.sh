@@ -6,7 +6,8 @@
 #   2. the shared JS tests on the native addon and on WebAssembly (wasm/build.sh builds it):
 #      API, errors, the whole conformance corpus, live peers (npm hashring, cluster-key-slot),
 #      workers, memory, the README's JS section, bounded loads, hot keys and read spreading,
-#      live views (and, on the addon, watches of a file and of a real etcd, with the census);
+#      live views (and, on the addon, watches of a file and of a real etcd, with the census,
+#      and keyroute/memjs's dual reads on real memcached);
 #      the hashring drop-in and the keyroute-conformance command (both backends) on the addon;
 #   3. the TypeScript declarations: typed use passes tsc --strict, misuse fails where marked;
 #   4. the same tests and the corpus in headless Chromium (Debian's, installed when missing), and
@@ -31,6 +32,8 @@ echo "node: npm ci, then npm run build-native (the addon, from source)"
 npm ci --loglevel=error
 # The views tests' etcd (test/views.test.js starts its own on free ports of 127.0.0.1).
 command -v etcd >/dev/null || { echo "node: installing etcd-server"; apt_install etcd-server; }
+# keyroute/memjs's test starts its own memcached servers on free ports of 127.0.0.1.
+command -v memcached >/dev/null || { echo "node: installing memcached"; apt_install memcached; }
 npm run --silent build-native
 "$ROOT/wasm/build.sh"
 

@@ -1,6 +1,7 @@
 // Typed use of the package as a TypeScript user writes it: `tsc --strict --noEmit` must pass
 // (node/test.sh), against the shipped declarations (index.d.ts, resolved through "exports").
 
+import { ViewClient } from 'keyroute/memjs'
 import {
   BoundedLoad,
   LiveView,
@@ -107,3 +108,14 @@ async function rollout(): Promise<void> {
   await w.stop()
 }
 console.log(applied, owner, fallback, ends, liveVersion, liveFp, refused, rollout)
+const viewClient = new ViewClient(live, (node: string) => ({
+  get: async (key: string) => ({ value: Buffer.from(node + key) }),
+  set: async () => true,
+  add: async () => true,
+  delete: async () => true,
+}))
+async function dualRead(): Promise<Buffer | null> {
+  await viewClient.set('k', 'v', { expires: 60 })
+  return viewClient.get('k')
+}
+console.log(dualRead)
