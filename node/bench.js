@@ -68,7 +68,31 @@ function time(pass, runs = RUNS) {
   return t.sort((a, b) => a - b)[t.length >> 1]
 }
 
+/**
+ * `a` and `b` (each a pass over every key) timed alternately, `runs` times each: their median
+ * CPU ns per key, and the median of the per-pair ratios b/a, which a busy machine disturbs
+ * less than a ratio of two medians taken apart.
+ */
+function paired(a, b, runs = RUNS) {
+  a()
+  b()
+  const [ta, tb, ratios] = [[], [], []]
+  for (let r = 0; r < runs; r++) {
+    for (const [pass, out] of [[a, ta], [b, tb]]) {
+      const start = cpu()
+      pass()
+      out.push((cpu() - start) / KEYS)
+    }
+    ratios.push(tb[r] / ta[r])
+  }
+  const median = (t) => t.sort((x, y) => x - y)[t.length >> 1]
+  return { a: median(ta), b: median(tb), ratio: median(ratios) }
+}
+
 let sink = 0
+const loop = (route) => () => {
+  for (let i = 0; i < KEYS; i++) sink += route(keys[i]).length
+}
 const perCall = (route) =>
   time(() => {
     for (let i = 0; i < KEYS; i++) sink += route(keys[i]).length
@@ -173,8 +197,9 @@ for (const [name, api] of keyrouteOnly || viewsOnly ? [] : [['addon', native], [
   const cell = (x) => `${f(x)} ${r(x / route)}`
   console.log(`${name.padEnd(7)} | ${f(route)} | ${cell(acquire)} | ${cell(pick)} | ${cell(observe)} | ${cell(spread)}`)
 }
-// Views: a route through a LiveView against a route on the plain router of the same spec, in the
-// same run (goal: ≤ 1.1×), and during a rollout against the Transition it routes as.
+// Views: a route through a LiveView against a route on the plain router of the same spec, timed
+// in alternate passes (goal: ≤ 1.1×), and during a rollout against the Transition it routes as.
+// The ratio is the median of the passes' ratios.
 if (!keyrouteOnly || viewsOnly) console.log('\nN = 100 | Router.route | LiveView.route | ×route | Transition.route | LiveView.route (rollout) | ×transition — ns per call')
 for (const [name, api] of keyrouteOnly && !viewsOnly ? [] : [['addon', native], ['wasm', wasm]]) {
   const ids = Array.from({ length: 100 }, (_, i) => `cache-${i}`)
@@ -182,13 +207,11 @@ for (const [name, api] of keyrouteOnly && !viewsOnly ? [] : [['addon', native], 
   const ring = new api.Router(spec(100))
   const view = new api.LiveView()
   view.publish({ version: 1, spec: spec(100) })
-  const plain = perCall((k) => ring.route(k))
-  const live = perCall((k) => view.route(k))
+  const plain = paired(loop((k) => ring.route(k)), loop((k) => view.route(k)))
   const t = new api.Transition(new api.Router(spec(99)), ring, 0.5)
   const rollout = new api.LiveView()
   rollout.publish({ version: 1, spec: spec(99), rollout: { to: spec(100), progress: 0.5 } })
-  const moving = perCall((k) => t.route(k))
-  const liveMoving = perCall((k) => rollout.route(k))
-  console.log(`${name.padEnd(7)} | ${f(plain)} | ${f(live)} | ${r(live / plain)} | ${f(moving)} | ${f(liveMoving)} | ${r(liveMoving / moving)}`)
+  const moving = paired(loop((k) => t.route(k)), loop((k) => rollout.route(k)))
+  console.log(`${name.padEnd(7)} | ${f(plain.a)} | ${f(plain.b)} | ${r(plain.ratio)} | ${f(moving.a)} | ${f(moving.b)} | ${r(moving.ratio)}`)
 }
 if (sink === 42) console.log('')

@@ -700,6 +700,46 @@ impl ViewReader<'_> {
     }
 }
 
+/// A [`ViewReader`] holding its own reference to the live view, for a reader that outlives any
+/// borrow: the handle of a JavaScript object or of a C caller. One per thread, as a
+/// `ViewReader`.
+#[derive(Debug)]
+pub struct OwnedViewReader {
+    cache: Cache<Owned, Option<Arc<ViewState>>>,
+}
+
+/// The live view a reader owns, seen as the pointer it watches.
+#[derive(Debug, Clone)]
+struct Owned(Arc<LiveView>);
+
+impl std::ops::Deref for Owned {
+    type Target = ArcSwapOption<ViewState>;
+
+    fn deref(&self) -> &Self::Target {
+        &self.0.current
+    }
+}
+
+impl OwnedViewReader {
+    /// A reader of `view`.
+    #[must_use]
+    pub fn new(view: Arc<LiveView>) -> Self {
+        Self { cache: Cache::new(Owned(view)) }
+    }
+
+    /// Calls `f` with the view in effect.
+    ///
+    /// # Errors
+    /// `no_view` before a first view is applied; what `f` returns.
+    #[inline(always)]
+    pub fn with<R>(&mut self, f: impl FnOnce(&ViewState) -> Result<R>) -> Result<R> {
+        match self.cache.load() {
+            Some(view) => f(view),
+            None => Err(no_view()),
+        }
+    }
+}
+
 #[cold]
 #[inline(never)]
 fn no_view() -> Error {

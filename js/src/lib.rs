@@ -23,6 +23,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 pub use keyroute_bindings as bindings;
 use keyroute_bindings::bounded::BoundedLoad;
+use keyroute_bindings::view::{OwnedViewReader, ViewState};
 use keyroute_bindings::{Error, ErrorCode, Limits, LiveView, Router};
 
 /// A JavaScript value a method returns when it is more than a scalar (an object, an array, a
@@ -305,19 +306,73 @@ pub fn pieces(router: &Router) -> Js {
     })
 }
 
+/// What a live view's per-key call returns when the version asked for is not the one in effect
+/// (no node index is this large: the node count is far below it).
+pub const OTHER_VERSION: u32 = u32::MAX;
+
+/// What a JavaScript `NativeLiveView` holds: the live view, and the reader its per-key calls go
+/// through (one per object; JavaScript calls it from one thread).
+#[derive(Debug)]
+pub struct LiveHandle {
+    /// The live view (shared with the watches that feed it).
+    pub view: Arc<LiveView>,
+    reader: std::cell::RefCell<OwnedViewReader>,
+}
+
+impl LiveHandle {
+    /// A handle on `view`.
+    pub fn new(view: LiveView) -> Self {
+        let view = Arc::new(view);
+        Self { reader: std::cell::RefCell::new(OwnedViewReader::new(Arc::clone(&view))), view }
+    }
+
+    /// [`reader_route_at`] through this handle's reader.
+    ///
+    /// # Errors
+    /// As `ViewState::route`.
+    #[inline]
+    pub fn route_at(&self, key: &[u8], version: f64) -> keyroute_bindings::Result<u32> {
+        match self.reader.try_borrow_mut() {
+            Ok(mut reader) => reader_route_at(&mut reader, key, version),
+            // Only a call made while another on the same object routes: none can be.
+            Err(_) => view_route_at(&self.view, key, version),
+        }
+    }
+}
+
 /// The owner of `key` in `view`'s view in effect when that view's version is `version`, as an
-/// index into its node list; -1 when another version (or none) is in effect, so the JavaScript
+/// index into its node list; [`OTHER_VERSION`] when another version (or none) is in effect, so the JavaScript
 /// layer, which keeps the node ids of the version it last saw, fetches the new version's
 /// ([`view_route_fresh`]). The per-key call of a live view.
 ///
 /// # Errors
 /// As `ViewState::route`.
 #[inline]
-pub fn view_route_at(view: &LiveView, key: &[u8], version: f64) -> keyroute_bindings::Result<f64> {
-    let routed =
-        view.with(|state| if state.version() as f64 == version { state.route(key).map(f64::from) } else { Ok(-1.0) });
+pub fn view_route_at(view: &LiveView, key: &[u8], version: f64) -> keyroute_bindings::Result<u32> {
+    unset_is_other(view.with(|state| route_if(state, key, version)))
+}
+
+/// [`view_route_at`] through a reader that keeps the view it last saw (one relaxed load a call
+/// while the view stays): the addon's per-key call, whose handle holds the reader.
+///
+/// # Errors
+/// As `ViewState::route`.
+#[inline]
+pub fn reader_route_at(reader: &mut OwnedViewReader, key: &[u8], version: f64) -> keyroute_bindings::Result<u32> {
+    unset_is_other(reader.with(|state| route_if(state, key, version)))
+}
+
+#[inline(always)]
+fn route_if(state: &ViewState, key: &[u8], version: f64) -> keyroute_bindings::Result<u32> {
+    if state.version() as f64 == version { state.route(key) } else { Ok(OTHER_VERSION) }
+}
+
+/// No view yet is "another version": the JavaScript layer then asks for the view in effect,
+/// and that call reports `no_view`.
+#[inline(always)]
+fn unset_is_other(routed: keyroute_bindings::Result<u32>) -> keyroute_bindings::Result<u32> {
     match routed {
-        Err(e) if e.code() == ErrorCode::NoView => Ok(-1.0),
+        Err(e) if e.code() == ErrorCode::NoView => Ok(OTHER_VERSION),
         r => r,
     }
 }
@@ -360,7 +415,7 @@ pub fn view_ends(view: &LiveView, key: &[u8]) -> keyroute_bindings::Result<Vec<S
     view.with(|state| std::iter::once(state.router()).chain(state.rollout_target()).map(owner).collect())
 }
 
-fn node_id(state: &keyroute_bindings::view::ViewState, index: u32) -> keyroute_bindings::Result<String> {
+fn node_id(state: &ViewState, index: u32) -> keyroute_bindings::Result<String> {
     node_id_of(state.node_id(index))
 }
 
@@ -597,68 +652,68 @@ macro_rules! surface {
                 /// The view in effect for this process (`keyroute_bindings::LiveView`): a newer
                 /// version applies atomically, a lookup never waits, and a document that does not
                 /// build is refused and recorded while the last good view stays.
-                class NativeLiveView { inner: ::std::sync::Arc<$crate::bindings::LiveView> }
+                class NativeLiveView { inner: $crate::LiveHandle }
                 /// A live view with no view yet; documents are read under `limits` (JSON of the
                 /// limits to change, or absent).
                 new(h, limits: Value) -> Self {
                     let limits = h.limits(&limits)?;
-                    Ok(Self { inner: ::std::sync::Arc::new($crate::bindings::LiveView::new(limits)) })
+                    Ok(Self { inner: $crate::LiveHandle::new($crate::bindings::LiveView::new(limits)) })
                 }
                 {
                     /// Applies a view document (JSON text, or its bytes) if its version is newer
                     /// and it builds; returns the version applied. Otherwise the refusal is
                     /// recorded and thrown.
                     [] "publish" fn publish(self; h, document: Value) -> f64 {
-                        let published = h.with_bytes(&document, |b| $crate::view_publish(&self.inner, b))?;
+                        let published = h.with_bytes(&document, |b| $crate::view_publish(&self.inner.view, b))?;
                         let published = match published {
                             Some(r) => r,
-                            None => $crate::view_publish(&self.inner, h.text(&document, "a view document")?.as_bytes()),
+                            None => $crate::view_publish(&self.inner.view, h.text(&document, "a view document")?.as_bytes()),
                         };
                         h.check(published)
                     }
 
-                    /// The owner of `key` (an index into the node ids of version `version`), or -1
-                    /// when another version is in effect.
-                    [] "routeAt" fn route_at(self; h, key: Value, version: f64) -> f64 {
-                        h.check(h.with_key(&key, |k| $crate::view_route_at(&self.inner, k, version))?)
+                    /// The owner of `key` (an index into the node ids of version `version`), or
+                    /// 2^32 - 1 when another version is in effect.
+                    [] "routeAt" fn route_at(self; h, key: Value, version: f64) -> u32 {
+                        h.check(h.with_key(&key, |k| self.inner.route_at(k, version))?)
                     }
 
                     /// `{version, index, ids}` for `key` from the view in effect.
                     [] "routeFresh" fn route_fresh(self; h, key: Value) -> Out {
-                        let fresh = h.check(h.with_key(&key, |k| $crate::view_route_fresh(&self.inner, k))?)?;
+                        let fresh = h.check(h.with_key(&key, |k| $crate::view_route_fresh(&self.inner.view, k))?)?;
                         h.out(fresh)
                     }
 
                     /// `[owner]`, or `[owner, previous]` when `key` has cut over during a rollout.
                     [] "routeWithFallback" fn route_with_fallback(self; h, key: Value) -> Vec<String> {
-                        h.check(h.with_key(&key, |k| $crate::view_route_with_fallback(&self.inner, k))?)
+                        h.check(h.with_key(&key, |k| $crate::view_route_with_fallback(&self.inner.view, k))?)
                     }
 
                     /// `[from, to]` owners of `key` at the rollout's two ends, or `[owner]`.
                     [] "ends" fn ends(self; h, key: Value) -> Vec<String> {
-                        h.check(h.with_key(&key, |k| $crate::view_ends(&self.inner, k))?)
+                        h.check(h.with_key(&key, |k| $crate::view_ends(&self.inner.view, k))?)
                     }
 
                     /// `{version, fingerprint, progress, appliedUnixMs, refusals, lastRefusal}`
                     /// (`lastRefusal` as JSON text, or null), read at once.
                     [] "status" fn status(self; h) -> Out {
                         use $crate::Js;
-                        let state = self.inner.load();
-                        let refusal = self.inner.last_refusal().map_or(Js::Null, |r| Js::Str(r.to_json()));
+                        let state = self.inner.view.load();
+                        let refusal = self.inner.view.last_refusal().map_or(Js::Null, |r| Js::Str(r.to_json()));
                         let num = |n: Option<f64>| n.map_or(Js::Null, Js::Num);
                         h.out(Js::Obj(vec![
                             ("version", num(state.as_ref().map(|s| s.version() as f64))),
                             ("fingerprint", state.as_ref().map_or(Js::Null, |s| Js::Str($crate::bindings::view::fingerprint_text(s.fingerprint())))),
                             ("progress", num(state.as_ref().and_then(|s| s.progress()))),
                             ("appliedUnixMs", num(state.as_ref().map(|s| $crate::bindings::view::unix_ms(s.applied_at()) as f64))),
-                            ("refusals", Js::Num(self.inner.refusals() as f64)),
+                            ("refusals", Js::Num(self.inner.view.refusals() as f64)),
                             ("lastRefusal", refusal),
                         ]))
                     }
 
                     /// The view in effect as a canonical view document (JSON), or null.
                     [] "documentJson" fn document_json(self; h) -> Out {
-                        h.out(self.inner.load().map_or($crate::Js::Null, |s| $crate::Js::Str(s.document_json())))
+                        h.out(self.inner.view.load().map_or($crate::Js::Null, |s| $crate::Js::Str(s.document_json())))
                     }
                 }
 

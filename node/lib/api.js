@@ -59,6 +59,9 @@ function textOrBytes(bytes) {
   }
 }
 
+/** What a live view's per-key call returns when its version is not the one in effect. */
+const OTHER_VERSION = 0xffffffff
+
 /**
  * `f` with the native errors it throws (plain `Error`s whose `code` is `KR_…`) turned into the
  * generated `KeyrouteError` classes (`fromNative`); anything else it throws passes unchanged.
@@ -691,7 +694,7 @@ export function makeApi(backend) {
     /** The id of the node that owns `key` in the view in effect. */
     route(key) {
       const i = viewRouteAt(this.#h, key, this.#version)
-      return i >= 0 ? this.#ids[i] : this.#fresh(key)
+      return i !== OTHER_VERSION ? this.#ids[i] : this.#fresh(key)
     }
 
     // A newer view than the one whose node ids this object keeps: route and take its ids at once.

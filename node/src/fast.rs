@@ -4,7 +4,7 @@
 //! napi-rs's generated methods track every borrow of a class instance in a process-wide table
 //! behind a lock; measured here, that is ~450 ns a call, more than routing a key costs twenty
 //! times over. The one call an application makes per request is therefore written against
-//! Node-API directly: the router (or live view) is a tagged `external` holding an `Arc` of it
+//! Node-API directly: the router (or the live view's reader) is a tagged `external` holding it
 //! (the tag, one per kind, is checked before the pointer is trusted), and the key goes through
 //! the same key text policy (`crate::keys::with_key`). Everything else stays with napi-rs.
 
@@ -13,7 +13,10 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::ptr;
 use std::sync::Arc;
 
-use keyroute_bindings::{ErrorCode, LiveView, Router};
+use std::cell::RefCell;
+
+use keyroute_bindings::view::OwnedViewReader;
+use keyroute_bindings::{ErrorCode, Router};
 use napi::bindgen_prelude::*;
 use napi::sys;
 
@@ -21,26 +24,31 @@ use crate::error::throw_code;
 use crate::keys::with_key;
 
 /// What a handle can hold: each kind has its own type tag (random, fixed), so a handle of one
-/// kind is refused where the other is expected.
-pub(crate) trait Handled: Send + Sync + 'static {
+/// kind is refused where the other is expected. A handle is only ever touched on the thread of
+/// the JavaScript environment that made it (Node-API values cannot cross to another worker),
+/// so what it holds needs not be `Sync`.
+pub(crate) trait Handled: 'static {
     const TAG: sys::napi_type_tag;
     /// What a call names in its error when given something else.
     const WHAT: &'static str;
 }
 
-impl Handled for Router {
+impl Handled for Arc<Router> {
     const TAG: sys::napi_type_tag = sys::napi_type_tag { lower: 0x8f2c_61d0_9a4b_73e5, upper: 0x1b7e_44c3_d5a0_6f92 };
     const WHAT: &'static str = "not a keyroute router handle";
 }
 
-impl Handled for LiveView {
+/// A live view's handle holds its own reader, which keeps the view it last saw.
+pub(crate) type ViewHandle = RefCell<OwnedViewReader>;
+
+impl Handled for ViewHandle {
     const TAG: sys::napi_type_tag = sys::napi_type_tag { lower: 0x3d91_a6e2_5c07_b84f, upper: 0xe4a8_1f6c_92d3_5b70 };
     const WHAT: &'static str = "not a keyroute live view handle";
 }
 
-/// A new handle owning one reference to `target`.
-pub(crate) fn handle<T: Handled>(env: &Env, target: &Arc<T>) -> Result<Unknown<'static>> {
-    let data = Box::into_raw(Box::new(Arc::clone(target)));
+/// A new handle owning `target`.
+pub(crate) fn handle<T: Handled>(env: &Env, target: T) -> Result<Unknown<'static>> {
+    let data = Box::into_raw(Box::new(target));
     let mut value = ptr::null_mut();
     // SAFETY: `data` is a live Box handed to the external, which frees it in `finalize` (once:
     // V8 calls a finalizer once); if the external cannot be made, it is freed here.
@@ -60,14 +68,14 @@ pub(crate) fn handle<T: Handled>(env: &Env, target: &Arc<T>) -> Result<Unknown<'
 
 unsafe extern "C" fn finalize<T: Handled>(_env: sys::napi_env, data: *mut c_void, _hint: *mut c_void) {
     // SAFETY: `data` is the Box made in `handle::<T>`, finalized once.
-    drop(unsafe { Box::from_raw(data.cast::<Arc<T>>()) });
+    drop(unsafe { Box::from_raw(data.cast::<T>()) });
 }
 
 /// What a handle of kind `T` holds, after checking that `value` is one.
 ///
 /// # Safety
 /// `env` and `value` are live for the current call.
-unsafe fn target<'a, T: Handled>(env: sys::napi_env, value: sys::napi_value) -> Option<&'a Arc<T>> {
+unsafe fn target<'a, T: Handled>(env: sys::napi_env, value: sys::napi_value) -> Option<&'a T> {
     let mut tagged = false;
     let mut data = ptr::null_mut();
     let mut kind = sys::ValueType::napi_undefined;
@@ -84,7 +92,7 @@ unsafe fn target<'a, T: Handled>(env: sys::napi_env, value: sys::napi_value) -> 
         if sys::napi_get_value_external(env, value, &mut data) != sys::Status::napi_ok || data.is_null() {
             return None;
         }
-        Some(&*data.cast::<Arc<T>>())
+        Some(&*data.cast::<T>())
     }
 }
 
@@ -141,7 +149,7 @@ unsafe fn per_key<T: Handled>(
 unsafe extern "C" fn route_index(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
     // SAFETY: the live values of this callback.
     unsafe {
-        per_key::<Router>(env, info, |napi_env, router, key, _| {
+        per_key::<Arc<Router>>(env, info, |napi_env, router, key, _| {
             let index = with_key(napi_env, key, |k| router.route(k))?.map_err(|e| crate::error::throw(napi_env, &e))?;
             let mut out = ptr::null_mut();
             // SAFETY: a live env.
@@ -152,19 +160,24 @@ unsafe extern "C" fn route_index(env: sys::napi_env, info: sys::napi_callback_in
 }
 
 /// `viewRouteAt(handle, key, version)`: the owner of `key` as an index into the node ids of
-/// view `version` when that version is in effect, else -1 (`keyroute_js::view_route_at`).
+/// view `version` when that version is in effect, else 2^32 - 1 (`keyroute_js::OTHER_VERSION`).
 unsafe extern "C" fn view_route_at(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
     // SAFETY: the live values of this callback.
     unsafe {
-        per_key::<LiveView>(env, info, |napi_env, view, key, version| {
+        per_key::<ViewHandle>(env, info, |napi_env, reader, key, version| {
             let mut v = -2.0;
             // A version that is not a number leaves `v` at -2, which no view has.
             sys::napi_get_value_double(env, version, &mut v);
-            let index = with_key(napi_env, key, |k| keyroute_js::view_route_at(view, k, v))?
+            // Never borrowed already: a call holds the reader only while it routes, and
+            // routing calls no JavaScript.
+            let Ok(mut reader) = reader.try_borrow_mut() else {
+                return Err(throw_code(napi_env, ErrorCode::Internal, "a live view handle is already in use"));
+            };
+            let index = with_key(napi_env, key, |k| keyroute_js::reader_route_at(&mut reader, k, v))?
                 .map_err(|e| crate::error::throw(napi_env, &e))?;
             let mut out = ptr::null_mut();
             // SAFETY: a live env.
-            sys::napi_create_double(env, index, &mut out);
+            sys::napi_create_uint32(env, index, &mut out);
             Ok(out)
         })
     }

@@ -94,7 +94,7 @@ impl NativeRouter {
     /// A handle to this router for the per-key `routeIndex(handle, key)` function.
     #[napi(catch_unwind)]
     pub fn handle(&self, env: Env) -> Result<Unknown<'static>> {
-        fast::handle(&env, &self.inner)
+        fast::handle(&env, std::sync::Arc::clone(&self.inner))
     }
 
     /// The router a spec file describes: JSON, or TOML when its name ends in `.toml`, under
@@ -115,7 +115,8 @@ impl NativeLiveView {
     /// A handle to this live view for the per-key `viewRouteAt(handle, key, version)` function.
     #[napi(catch_unwind)]
     pub fn handle(&self, env: Env) -> Result<Unknown<'static>> {
-        fast::handle(&env, &self.inner)
+        let reader = keyroute_js::bindings::view::OwnedViewReader::new(std::sync::Arc::clone(&self.inner.view));
+        fast::handle(&env, std::cell::RefCell::new(reader))
     }
 }
 

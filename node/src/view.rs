@@ -141,7 +141,7 @@ pub fn watch_source(
         (true, Some(id)) => Some(h.check(Instance::new(&id, "node"))?),
         (true, None) => Some(Instance::this_process("node")),
     };
-    let live = Arc::clone(&view.inner);
+    let live = Arc::clone(&view.inner.view);
     Ok(Blocking::task(move || {
         let source = open(&url)?;
         let options = WatchOptions { poll_interval, poll_only, ..WatchOptions::default() };
