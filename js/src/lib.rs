@@ -357,7 +357,7 @@ pub fn view_route_at(view: &LiveView, key: &[u8], version: f64) -> keyroute_bind
 ///
 /// # Errors
 /// As `ViewState::route`.
-#[inline]
+#[inline(always)]
 pub fn reader_route_at(reader: &mut OwnedViewReader, key: &[u8], version: f64) -> keyroute_bindings::Result<u32> {
     unset_is_other(reader.with(|state| route_if(state, key, version)))
 }
