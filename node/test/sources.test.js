@@ -68,9 +68,13 @@ test('a watched file, its census, and a refused document', async () => {
     assert.equal(w.running, false)
     await w.stop()
     assert.deepEqual((await keyroute.fleetStatus(path)).instances, [], 'stopping leaves the census')
-    // The file disappears: the view stays.
+    // The file disappears while a watch runs: the view stays.
+    const again = await keyroute.watch(path, view, { pollInterval: 0.05, first: 0 })
     rmSync(path)
-    assert.equal(view.route('k'), view.route('k'))
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    assert.equal(view.version, 3)
+    assert.ok(['a', 'b', 'c', 'd'].includes(view.route('k')))
+    await again.stop()
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
