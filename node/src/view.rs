@@ -101,6 +101,18 @@ impl NativeWatch {
     }
 }
 
+/// A watch collected without `stop()` is ended on a thread of its own: ending it leaves the
+/// census, a request that may wait on an unreachable etcd, and the garbage collector runs this on
+/// the JavaScript thread.
+impl Drop for NativeWatch {
+    fn drop(&mut self) {
+        let Some(watch) = self.watch.lock().ok().and_then(|mut w| w.take()) else { return };
+        let ender = std::thread::Builder::new().name("keyroute-watch-end".into());
+        // Without a thread, the watch ends here.
+        let _ = ender.spawn(move || watch.stop());
+    }
+}
+
 fn seconds(h: &Napi<'_>, name: &str, value: f64, min: f64) -> Result<Duration> {
     if value.is_finite() && value >= min && value <= 86_400.0 * 365.0 {
         return Ok(Duration::from_secs_f64(value));

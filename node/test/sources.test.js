@@ -124,3 +124,26 @@ test('an etcd source: publishers racing, three watches and the census by default
     await etcd.stop()
   }
 })
+
+test('a watch collected without stop() ends, and leaves the census', async () => {
+  assert.equal(typeof globalThis.gc, 'function', 'run with node --expose-gc (node/test.sh and npm test do)')
+  const dir = mkdtempSync(join(tmpdir(), 'keyroute-node-view-'))
+  try {
+    const path = join(dir, 'view.json')
+    writeAtomically(path, doc(1, ['a', 'b']))
+    const view = new keyroute.LiveView()
+    const watching = async () => {
+      const w = await keyroute.watch(path, view, { census: true, instance: 'node-gc', pollInterval: 0.05 })
+      return w.instance
+    }
+    assert.equal(await watching(), 'node-gc')
+    await until('registered', async () => (await keyroute.fleetStatus(path)).instances.length === 1)
+    await until('collected, and out of the census', async () => {
+      globalThis.gc()
+      return (await keyroute.fleetStatus(path)).instances.length === 0
+    })
+    assert.equal(view.version, 1, 'the live view keeps its view')
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
