@@ -7,7 +7,8 @@
 #   3. compiles the C tests with -std=c99 -pedantic -Wall -Wextra -Werror, links each against
 #      the static and the shared library, and runs them under valgrind (and once more under
 #      AddressSanitizer + UBSan where it works): unit, bad input, threads, swap stress (fewer
-#      swaps under valgrind), conformance; then natively: swap stress (with its VmRSS bound) and
+#      swaps under valgrind), conformance, views (a live view, a watched file, and a real etcd
+#      this script starts on a free port of 127.0.0.1); then natively: swap stress (with its VmRSS bound) and
 #      the memory-limit test (setrlimit and injected allocation failures, which valgrind and
 #      ASan cannot run);
 #   4. compiles and runs the quickstart, installs to a temporary prefix with
@@ -43,9 +44,10 @@ fail() { steps_failed=$((steps_failed + 1)); echo "FAILED: $1" >&2; }
 # ---------------------------------------------------------------- 1. system packages
 # shellcheck source=scripts/lib.sh
 source "$ROOT/scripts/lib.sh"
-need=(gcc make pkg-config valgrind libjansson-dev libjna-java libspymemcached-java libguava-java git)
+need=(gcc make pkg-config valgrind curl libjansson-dev libjna-java libspymemcached-java libguava-java git)
 command -v memcached >/dev/null || [ -x /usr/bin/memcached ] || need+=(memcached) # the NodeLocator test's servers
 command -v javac >/dev/null && command -v java >/dev/null || need+=(default-jdk-headless)
+command -v etcd >/dev/null || [ -x /usr/bin/etcd ] || need+=(etcd-server) # test_views' source
 apt_install "${need[@]}"
 
 # ---------------------------------------------------------------- 2. library and header
@@ -69,7 +71,7 @@ fi
 
 # ---------------------------------------------------------------- 3. C tests
 CFLAGS=(-std=c99 -pedantic -Wall -Wextra -Werror -g -I"$FFI/include")
-TESTS=(test_unit test_bad_input test_threads test_swap_stress conformance) # valgrind, ASan
+TESTS=(test_unit test_bad_input test_threads test_swap_stress conformance test_views) # valgrind, ASan
 NATIVE_TESTS=(test_swap_stress test_oom)                                   # neither
 VALGRIND_SWAPS=5000 # test_swap_stress under valgrind (~50x slower): 100,000 natively and under ASan
 extra_libs() { [ "$1" = conformance ] && pkg-config --libs jansson || true; }
@@ -122,10 +124,41 @@ finish_jobs() {
   job_pids=()
 }
 
-VALGRIND=(valgrind -q --error-exitcode=1 --leak-check=full)
+# One etcd member on free ports of 127.0.0.1 for test_views (each run uses keys of its own);
+# this script stops it, by its pid, once the jobs are done.
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+etcd_dir="$(mktemp -d)"
+etcd_client="127.0.0.1:$(free_port)"
+etcd_peer="http://127.0.0.1:$(free_port)"
+"$(command -v etcd || echo /usr/bin/etcd)" --name keyroute-ffi --data-dir "$etcd_dir/data" \
+  --listen-client-urls "http://$etcd_client" --advertise-client-urls "http://$etcd_client" \
+  --listen-peer-urls "$etcd_peer" --initial-advertise-peer-urls "$etcd_peer" \
+  --initial-cluster "keyroute-ffi=$etcd_peer" >"$OUT/etcd.log" 2>&1 &
+etcd_pid=$!
+stop_etcd() {
+  kill "$etcd_pid" 2>/dev/null && wait "$etcd_pid" 2>/dev/null
+  rm -rf "$etcd_dir"
+}
+trap stop_etcd EXIT
+for _ in $(seq 600); do
+  got="$(curl -s "http://$etcd_client/health" 2>/dev/null || true)"
+  [[ $got == *'"health":"true"'* ]] && break
+  kill -0 "$etcd_pid" 2>/dev/null || break
+  sleep 0.1
+done
+if [[ $got == *'"health":"true"'* ]]; then
+  pass "etcd on $etcd_client (pid $etcd_pid) for test_views"
+else
+  tail -n 20 "$OUT/etcd.log" >&2
+  fail "etcd did not start on $etcd_client"
+fi
+
+# The suppression file names the one allocation of Rust's standard library valgrind misreads.
+VALGRIND=(valgrind -q --error-exitcode=1 --leak-check=full --suppressions="$FFI/tests/valgrind.supp")
 args_for() { # test, mode (valgrind, asan, native)
   case "$1:$2" in
     conformance:*) echo "$VECTORS" ;;
+    test_views:*) echo "$etcd_client" ;;
     test_swap_stress:valgrind) echo "$VALGRIND_SWAPS --no-rss-check" ;;
   esac
 }
@@ -156,6 +189,7 @@ else
   echo "note: AddressSanitizer does not work here; valgrind covers memory errors"
 fi
 finish_jobs
+stop_etcd
 
 # ---------------------------------------------------------------- 4. quickstart and install
 gcc "${CFLAGS[@]}" "$FFI/examples/quickstart.c" -L"$SHARED" -lkeyroute -Wl,-rpath,"$SHARED" -o "$OUT/quickstart"
