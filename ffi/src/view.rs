@@ -29,19 +29,6 @@ pub(crate) unsafe fn live<'a>(live: *const KrLiveView) -> Result<&'a LiveView, E
     unsafe { get(live.cast::<LiveView>(), "live_view") }
 }
 
-/// Another counted reference to the live view behind a handle (a watch keeps its own).
-///
-/// # Safety
-/// `live` must be a live `kr_live_view` handle (checked non-null by the caller).
-pub(crate) unsafe fn retain_live(live: *const KrLiveView) -> Arc<LiveView> {
-    let raw = live.cast::<LiveView>();
-    // SAFETY: a live handle is one `Arc<LiveView>` reference; the count goes up for the new one.
-    unsafe {
-        Arc::increment_strong_count(raw);
-        Arc::from_raw(raw)
-    }
-}
-
 /// The view behind a snapshot handle.
 ///
 /// # Safety

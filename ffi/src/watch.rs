@@ -10,12 +10,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
-use keyroute_bindings::{Error, ErrorCode, ViewDocument};
+use keyroute_bindings::{Error, ErrorCode, LiveView, ViewDocument};
 use keyroute_fleet::census::{self, Instance, Member};
 use keyroute_fleet::source::{self, Event, Source, WatchOptions};
 
 use crate::boundary::{bytes, call, error, get, get_mut, optional_text, text};
-use crate::view::{give_string, limits, live, retain_live};
+use crate::view::{give_string, limits, live};
 use crate::{KrLiveView, KrStatus, KrView, KrWatch};
 
 /// What a watch's event is (`kr_view_event.kind`).
@@ -88,6 +88,19 @@ pub struct KrWatchOptions {
     pub callback: KrViewEventFn,
     /// Handed to `callback` as is.
     pub user: *mut c_void,
+}
+
+/// Another counted reference to the live view behind a handle (a watch keeps its own).
+///
+/// # Safety
+/// `live` must be a live `kr_live_view` handle (checked non-null by the caller).
+unsafe fn retain_live(live: *const KrLiveView) -> Arc<LiveView> {
+    let raw = live.cast::<LiveView>();
+    // SAFETY: a live handle is one `Arc<LiveView>` reference; the count goes up for the new one.
+    unsafe {
+        Arc::increment_strong_count(raw);
+        Arc::from_raw(raw)
+    }
 }
 
 /// What a watch handle points to.
