@@ -556,9 +556,15 @@ pub unsafe extern "C" fn kr_view_fingerprint_text(view: *const KrView, text: *mu
         let v = unsafe { self::view(view) }?;
         // SAFETY: `text` is NULL or 17 writable bytes, as this function's `# Safety` requires.
         let out = unsafe { get_mut(text.cast::<[u8; KR_FINGERPRINT_TEXT_LEN]>(), "text") }?;
-        let hex = fingerprint_text(v.fingerprint());
-        for (slot, b) in out.iter_mut().zip(hex.bytes().chain(std::iter::once(0))) {
-            *slot = b;
+        // The digits of `fingerprint_text`, written in place (a lookup allocates nothing).
+        let fp = v.fingerprint();
+        for (i, slot) in out.iter_mut().enumerate() {
+            let shift = 60u32.saturating_sub(4 * i as u32);
+            *slot = match (fp >> shift) & 0xf {
+                _ if i == 16 => 0,
+                d @ 0..=9 => b'0' + d as u8,
+                d => b'a' + (d as u8 - 10),
+            };
         }
         Ok(())
     })
