@@ -16,7 +16,8 @@
 #      tarball, which scripts/dist/test-c.sh tests with CMake), checks the versioned library
 #      names and the installed corpus, and compiles the quickstart again through pkg-config;
 #   5. compiles the Java package and runs its tests: its own (every method and error kind), the
-#      whole conformance corpus, keyroute through JNA against spymemcached and Guava, and the
+#      whole conformance corpus, views (a file and the etcd of step 3), keyroute through JNA
+#      against spymemcached and Guava, and the
 #      spymemcached NodeLocator in a real MemcachedClient against memcached servers it starts;
 #   6. runs the Go package's tests against the install of step 4 (ffi/go/test.sh): its own, the
 #      whole corpus, and gomemcache with keyroute's selector on real memcached;
@@ -125,7 +126,7 @@ finish_jobs() {
 }
 
 # One etcd member on free ports of 127.0.0.1 for test_views (each run uses keys of its own);
-# this script stops it, by its pid, once the jobs are done.
+# this script stops it, by its pid, after the Java views test (step 5) has used it too.
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 etcd_dir="$(mktemp -d)"
 etcd_client="127.0.0.1:$(free_port)"
@@ -189,7 +190,6 @@ else
   echo "note: AddressSanitizer does not work here; valgrind covers memory errors"
 fi
 finish_jobs
-stop_etcd
 
 # ---------------------------------------------------------------- 4. quickstart and install
 gcc "${CFLAGS[@]}" "$FFI/examples/quickstart.c" -L"$SHARED" -lkeyroute -Wl,-rpath,"$SHARED" -o "$OUT/quickstart"
@@ -201,7 +201,7 @@ else
 fi
 
 prefix="$(mktemp -d)"
-trap 'rm -rf "$prefix"' EXIT
+trap 'rm -rf "$prefix"; stop_etcd' EXIT
 libdir="lib/x86_64-linux-gnu"
 make -s -C "$FFI" install PREFIX="$prefix" LIBDIR="$libdir" PROFILE=debug
 # shellcheck disable=SC2046
@@ -259,6 +259,14 @@ if "${JAVA_RUN[@]}" PeerAgreementTest; then
 else
   fail "Java (JNA) against spymemcached and Guava"
 fi
+# Views through the package: a LiveView, a watched file with its census, and the etcd above.
+if "${JAVA_RUN[@]}" ViewsTest "$etcd_client"; then
+  pass "Java views: LiveView, Watch on a file and on etcd, Views.publish racing, Views.fleetStatus"
+else
+  fail "Java views (ffi/java/test/ViewsTest.java)"
+fi
+stop_etcd
+
 # The spymemcached NodeLocator in a real MemcachedClient, against memcached servers it starts
 # on 127.0.0.1: 100,000 keys a case, read back from each server.
 if "${JAVA_RUN[@]}" SpymemcachedLocatorTest "$LIB/keyroute" 100000; then
