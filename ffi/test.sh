@@ -136,8 +136,8 @@ etcd_peer="http://127.0.0.1:$(free_port)"
   --listen-peer-urls "$etcd_peer" --initial-advertise-peer-urls "$etcd_peer" \
   --initial-cluster "keyroute-ffi=$etcd_peer" >"$OUT/etcd.log" 2>&1 &
 etcd_pid=$!
-stop_etcd() {
-  kill "$etcd_pid" 2>/dev/null && wait "$etcd_pid" 2>/dev/null
+stop_etcd() { # idempotent; etcd's exit status (143 after SIGTERM) is not this script's
+  if kill "$etcd_pid" 2>/dev/null; then wait "$etcd_pid" 2>/dev/null || true; fi
   rm -rf "$etcd_dir"
 }
 trap stop_etcd EXIT
