@@ -2,13 +2,14 @@
 # The C ABI's cost against the Rust core, measured in one run (not part of test.sh):
 # ring-v1, 1000 nodes x 160 points, 1,000,000 keys "user:NNNNNN", median of several passes.
 #
-#   C:    ffi/bench/bench.c          kr_route, kr_route_batch (static and shared library)
+#   C:    ffi/bench/bench.c          kr_route, kr_route_batch, and the same spec as a live view:
+#                                    kr_live_view_route, kr_view_route (static and shared library)
 #   Rust: ffi/bench/bench_core.rs    the core's Router::route / Ring::route / route_batch
 #
 # The C and Rust binaries alternate for ROUNDS rounds (each reports the median and the fastest
 # of RUNS passes); the report gives the median over rounds of the medians, and the fastest pass
 # overall (less sensitive to other load on the machine). Targets: kr_route <= 1.5x the core's route,
-# kr_route_batch <= 1.1x the core's batch. Usage: ffi/bench.sh  (ROUNDS=5 RUNS=7 by default)
+# kr_route_batch <= 1.1x the core's batch, kr_live_view_route <= 1.1x kr_route. Usage: ffi/bench.sh  (ROUNDS=5 RUNS=7 by default)
 set -euo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
@@ -59,4 +60,7 @@ awk -v rounds="$ROUNDS" -v runs="$RUNS" '
     row("C ABI      kr_route_batch (static lib)", "static kr_route_batch", "rust route_batch_slices", "  vs &[u8] keys, target <= 1.1x")
     row("C ABI      kr_route_batch (static lib)", "static kr_route_batch", "rust route_batch", "  vs [u8; 11] keys")
     row("C ABI      kr_route_batch (shared lib)", "shared kr_route_batch", "rust route_batch_slices", "  vs &[u8] keys")
+    row("C ABI      kr_live_view_route (static lib)", "static kr_live_view_route", "static kr_route", "  vs kr_route, target <= 1.1x")
+    row("C ABI      kr_view_route (static lib)", "static kr_view_route", "static kr_route", "  vs kr_route (one snapshot per pass)")
+    row("C ABI      kr_live_view_route (shared lib)", "shared kr_live_view_route", "shared kr_route", "  vs kr_route")
   }' "$log"

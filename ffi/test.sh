@@ -7,7 +7,8 @@
 #   3. compiles the C tests with -std=c99 -pedantic -Wall -Wextra -Werror, links each against
 #      the static and the shared library, and runs them under valgrind (and once more under
 #      AddressSanitizer + UBSan where it works): unit, bad input, threads, swap stress (fewer
-#      swaps under valgrind), conformance; then natively: swap stress (with its VmRSS bound) and
+#      swaps under valgrind), conformance, views (a live view, a watched file, and a real etcd
+#      this script starts on a free port of 127.0.0.1); then natively: swap stress (with its VmRSS bound) and
 #      the memory-limit test (setrlimit and injected allocation failures, which valgrind and
 #      ASan cannot run);
 #   4. compiles and runs the quickstart, installs to a temporary prefix with
@@ -15,7 +16,8 @@
 #      tarball, which scripts/dist/test-c.sh tests with CMake), checks the versioned library
 #      names and the installed corpus, and compiles the quickstart again through pkg-config;
 #   5. compiles the Java package and runs its tests: its own (every method and error kind), the
-#      whole conformance corpus, keyroute through JNA against spymemcached and Guava, and the
+#      whole conformance corpus, views (a file and the etcd of step 3), keyroute through JNA
+#      against spymemcached and Guava, and the
 #      spymemcached NodeLocator in a real MemcachedClient against memcached servers it starts;
 #   6. runs the Go package's tests against the install of step 4 (ffi/go/test.sh): its own, the
 #      whole corpus, and gomemcache with keyroute's selector on real memcached;
@@ -43,9 +45,10 @@ fail() { steps_failed=$((steps_failed + 1)); echo "FAILED: $1" >&2; }
 # ---------------------------------------------------------------- 1. system packages
 # shellcheck source=scripts/lib.sh
 source "$ROOT/scripts/lib.sh"
-need=(gcc make pkg-config valgrind libjansson-dev libjna-java libspymemcached-java libguava-java git)
+need=(gcc make pkg-config valgrind curl libjansson-dev libjna-java libspymemcached-java libguava-java git)
 command -v memcached >/dev/null || [ -x /usr/bin/memcached ] || need+=(memcached) # the NodeLocator test's servers
 command -v javac >/dev/null && command -v java >/dev/null || need+=(default-jdk-headless)
+command -v etcd >/dev/null || [ -x /usr/bin/etcd ] || need+=(etcd-server) # test_views' source
 apt_install "${need[@]}"
 
 # ---------------------------------------------------------------- 2. library and header
@@ -69,7 +72,7 @@ fi
 
 # ---------------------------------------------------------------- 3. C tests
 CFLAGS=(-std=c99 -pedantic -Wall -Wextra -Werror -g -I"$FFI/include")
-TESTS=(test_unit test_bad_input test_threads test_swap_stress conformance) # valgrind, ASan
+TESTS=(test_unit test_bad_input test_threads test_swap_stress conformance test_views) # valgrind, ASan
 NATIVE_TESTS=(test_swap_stress test_oom)                                   # neither
 VALGRIND_SWAPS=5000 # test_swap_stress under valgrind (~50x slower): 100,000 natively and under ASan
 extra_libs() { [ "$1" = conformance ] && pkg-config --libs jansson || true; }
@@ -122,10 +125,41 @@ finish_jobs() {
   job_pids=()
 }
 
-VALGRIND=(valgrind -q --error-exitcode=1 --leak-check=full)
+# One etcd member on free ports of 127.0.0.1 for test_views (each run uses keys of its own);
+# this script stops it, by its pid, after the Java views test (step 5) has used it too.
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+etcd_dir="$(mktemp -d)"
+etcd_client="127.0.0.1:$(free_port)"
+etcd_peer="http://127.0.0.1:$(free_port)"
+"$(command -v etcd || echo /usr/bin/etcd)" --name keyroute-ffi --data-dir "$etcd_dir/data" \
+  --listen-client-urls "http://$etcd_client" --advertise-client-urls "http://$etcd_client" \
+  --listen-peer-urls "$etcd_peer" --initial-advertise-peer-urls "$etcd_peer" \
+  --initial-cluster "keyroute-ffi=$etcd_peer" >"$OUT/etcd.log" 2>&1 &
+etcd_pid=$!
+stop_etcd() { # idempotent; etcd's exit status (143 after SIGTERM) is not this script's
+  if kill "$etcd_pid" 2>/dev/null; then wait "$etcd_pid" 2>/dev/null || true; fi
+  rm -rf "$etcd_dir"
+}
+trap stop_etcd EXIT
+for _ in $(seq 600); do
+  got="$(curl -s "http://$etcd_client/health" 2>/dev/null || true)"
+  [[ $got == *'"health":"true"'* ]] && break
+  kill -0 "$etcd_pid" 2>/dev/null || break
+  sleep 0.1
+done
+if [[ $got == *'"health":"true"'* ]]; then
+  pass "etcd on $etcd_client (pid $etcd_pid) for test_views"
+else
+  tail -n 20 "$OUT/etcd.log" >&2
+  fail "etcd did not start on $etcd_client"
+fi
+
+# The suppression file names the one allocation of Rust's standard library valgrind misreads.
+VALGRIND=(valgrind -q --error-exitcode=1 --leak-check=full --suppressions="$FFI/tests/valgrind.supp")
 args_for() { # test, mode (valgrind, asan, native)
   case "$1:$2" in
     conformance:*) echo "$VECTORS" ;;
+    test_views:*) echo "$etcd_client" ;;
     test_swap_stress:valgrind) echo "$VALGRIND_SWAPS --no-rss-check" ;;
   esac
 }
@@ -167,7 +201,7 @@ else
 fi
 
 prefix="$(mktemp -d)"
-trap 'rm -rf "$prefix"' EXIT
+trap 'rm -rf "$prefix"; stop_etcd' EXIT
 libdir="lib/x86_64-linux-gnu"
 make -s -C "$FFI" install PREFIX="$prefix" LIBDIR="$libdir" PROFILE=debug
 # shellcheck disable=SC2046
@@ -225,6 +259,14 @@ if "${JAVA_RUN[@]}" PeerAgreementTest; then
 else
   fail "Java (JNA) against spymemcached and Guava"
 fi
+# Views through the package: a LiveView, a watched file with its census, and the etcd above.
+if "${JAVA_RUN[@]}" ViewsTest "$etcd_client"; then
+  pass "Java views: LiveView, Watch on a file and on etcd, Views.publish racing, Views.fleetStatus"
+else
+  fail "Java views (ffi/java/test/ViewsTest.java)"
+fi
+stop_etcd
+
 # The spymemcached NodeLocator in a real MemcachedClient, against memcached servers it starts
 # on 127.0.0.1: 100,000 keys a case, read back from each server.
 if "${JAVA_RUN[@]}" SpymemcachedLocatorTest "$LIB/keyroute" 100000; then

@@ -71,6 +71,47 @@ static double batch_pass(const kr_router *r) {
     return t / KEYS;
 }
 
+/* The same spec as a view (version 1) in a live view, for the live-view passes. */
+static kr_live_view *live;
+
+/* One pass of kr_live_view_route (the one-call path: index and version) over every key. */
+static double live_pass(const kr_router *r) {
+    uint64_t s = 0, version = 0;
+    uint32_t node;
+    size_t i;
+    double t = now_ns();
+    (void)r;
+    for (i = 0; i < KEYS; i++) {
+        kr_status st = kr_live_view_route(live, (const uint8_t *)key_bytes[i], KEY_LEN, &node, &version);
+        if (st != KR_OK) die("kr_live_view_route", st);
+        s += node + version;
+    }
+    t = now_ns() - t;
+    sink += s;
+    return t / KEYS;
+}
+
+/* One pass of kr_view_route over every key, through one snapshot loaded for the pass. */
+static double snapshot_pass(const kr_router *r) {
+    uint64_t s = 0;
+    uint32_t node;
+    size_t i;
+    kr_view *view = NULL;
+    double t = now_ns();
+    kr_status st = kr_live_view_load(live, &view);
+    (void)r;
+    if (st != KR_OK) die("kr_live_view_load", st);
+    for (i = 0; i < KEYS; i++) {
+        st = kr_view_route(view, (const uint8_t *)key_bytes[i], KEY_LEN, &node);
+        if (st != KR_OK) die("kr_view_route", st);
+        s += node;
+    }
+    kr_view_free(view);
+    t = now_ns() - t;
+    sink += s;
+    return t / KEYS;
+}
+
 /* Prints "c NAME MEDIAN MIN" over `runs` passes. */
 static void measure(const char *name, double (*pass)(const kr_router *), const kr_router *r, int runs) {
     double times[MAX_RUNS];
@@ -93,6 +134,17 @@ int main(int argc, char **argv) {
     for (i = 0; i < NODES; i++) len += (size_t)sprintf(spec + len, "%s{\"id\":\"cache-%lu\"}", i ? "," : "", (unsigned long)i);
     len += (size_t)sprintf(spec + len, "]}");
     if ((st = kr_router_from_json(spec, len, &r)) != KR_OK) die("kr_router_from_json", st);
+    {
+        char *doc = malloc(len + 32);
+        uint64_t version = 0;
+        int n;
+        if (doc == NULL) return 2;
+        n = sprintf(doc, "{\"version\":1,\"spec\":%.*s}", (int)len, spec);
+        if ((st = kr_live_view_new(NULL, 0, &live)) != KR_OK) die("kr_live_view_new", st);
+        if ((st = kr_live_view_publish(live, (const uint8_t *)doc, (size_t)n, &version)) != KR_OK)
+            die("kr_live_view_publish", st);
+        free(doc);
+    }
     free(spec);
 
     for (i = 0; i < KEYS; i++) {
@@ -110,6 +162,9 @@ int main(int argc, char **argv) {
     route_pass(r); /* warm up: page in the table and the keys */
     measure("kr_route", route_pass, r, runs);
     measure("kr_route_batch", batch_pass, r, runs);
+    measure("kr_live_view_route", live_pass, r, runs);
+    measure("kr_view_route", snapshot_pass, r, runs);
+    kr_live_view_free(live);
     kr_router_free(r);
     return sink == 42 ? 3 : 0;
 }

@@ -167,6 +167,11 @@ enum kr_status_code {
 #define KR_NO_NODE 4294967295
 
 /**
+ * The room `kr_view_fingerprint_text` writes to: 16 lowercase hex digits and a NUL.
+ */
+#define KR_FINGERPRINT_TEXT_LEN 17
+
+/**
  * What a router does with node weights (`kr_capabilities`).
  */
 enum kr_weights
@@ -230,6 +235,60 @@ typedef uint32_t kr_analysis_method;
 #endif // __cplusplus
 
 /**
+ * What a watch's event is (`kr_view_event.kind`).
+ */
+enum kr_view_event_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * A newer view was applied to the live view.
+   */
+  KR_VIEW_EVENT_KIND_APPLIED = 0,
+  /**
+   * A document was refused (or the source could not be read): the live view keeps its view.
+   */
+  KR_VIEW_EVENT_KIND_REFUSED = 1,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum kr_view_event_kind kr_view_event_kind;
+#else
+typedef uint32_t kr_view_event_kind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * Whether a watch registers in its source's census (`kr_watch_options.census`).
+ */
+enum kr_census
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * On for an etcd source, off for a file source.
+   */
+  KR_CENSUS_DEFAULT = 0,
+  /**
+   * Registers (the file source keeps its census beside the document).
+   */
+  KR_CENSUS_ON = 1,
+  /**
+   * Does not register.
+   */
+  KR_CENSUS_OFF = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum kr_census kr_census;
+#else
+typedef uint32_t kr_census;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * Consistent hashing with bounded loads over a router (opaque): live per-node request counts,
  * a key placed on the first node of its replica order with room.
  *
@@ -266,6 +325,16 @@ typedef struct kr_diff kr_diff;
 typedef struct kr_hotkeys kr_hotkeys;
 
 /**
+ * The live handle of a fleet's view (opaque): the view in effect behind an atomically swapped
+ * pointer, replaced by `kr_live_view_publish` (or a watch, `kr_watch_start`) only with a newer
+ * version that builds; a refused document is recorded and the last good view stays.
+ *
+ * Created by `kr_live_view_new`, released with `kr_live_view_free`. Any number of threads may
+ * route through one handle while others publish to it.
+ */
+typedef struct kr_live_view kr_live_view;
+
+/**
  * An immutable router built from a topology spec (opaque).
  *
  * Created by `kr_router_from_json`, `kr_builder_build`, `kr_router_clone` or
@@ -292,6 +361,23 @@ typedef struct kr_shared_router kr_shared_router;
  * `kr_transition_set_progress`.
  */
 typedef struct kr_transition kr_transition;
+
+/**
+ * One applied view, as a snapshot (opaque, immutable): a counted reference, so its node ids,
+ * version and fingerprint stay valid and consistent while it is held, whatever is published
+ * to the live view meanwhile.
+ *
+ * Created by `kr_live_view_load` or `kr_view_clone`, released with `kr_view_free`. Any number
+ * of threads may use one handle at the same time.
+ */
+typedef struct kr_view kr_view;
+
+/**
+ * A running watch of a view source feeding a live view (opaque).
+ *
+ * Created by `kr_watch_start`, stopped by `kr_watch_stop`, released with `kr_watch_free`.
+ */
+typedef struct kr_watch kr_watch;
 
 /**
  * A status: `KR_OK` (0) or a code from the error table (`enum kr_status_code`).
@@ -509,6 +595,114 @@ typedef struct {
  * only during the call), its estimated count, and the caller's `context`.
  */
 typedef void (*kr_hot_key_fn)(void *context, const uint8_t *key, size_t key_len, uint32_t count);
+
+/**
+ * The owners of one key at the two ends of a rollout (`kr_view_ends`), by id: the copies a
+ * write or a delete must reach while instances sit at different progress values
+ * (`docs/views.md`, the write rules). The ids borrow from the `kr_view` (valid while it is).
+ */
+typedef struct {
+  /**
+   * The owner's id under the view's spec (the rollout's start), UTF-8, not NUL-terminated.
+   */
+  const char *from_id;
+  /**
+   * Its length in bytes.
+   */
+  size_t from_id_len;
+  /**
+   * The owner's id under the rollout's target when `has_to`; otherwise the same as `from_id`.
+   */
+  const char *to_id;
+  /**
+   * Its length in bytes.
+   */
+  size_t to_id_len;
+  /**
+   * Whether the view is a rollout (a plain view has one end).
+   */
+  bool has_to;
+} kr_ends;
+
+/**
+ * One event of a watch, handed to its callback. Every pointer in it borrows for the duration
+ * of the call only.
+ */
+typedef struct {
+  /**
+   * Applied or refused.
+   */
+  kr_view_event_kind kind;
+  /**
+   * The applied view's version; for a refusal, the refused document's version, or 0 when it
+   * could not be read.
+   */
+  uint64_t version;
+  /**
+   * The applied view's fingerprint; 0 for a refusal.
+   */
+  uint64_t fingerprint;
+  /**
+   * `KR_OK` for an applied view; the refusal's code (`KR_STALE_VERSION`, `KR_IO`, …).
+   */
+  kr_status code;
+  /**
+   * The refusal's message, NUL-terminated UTF-8; `""` for an applied view.
+   */
+  const char *message;
+  /**
+   * The applied view (`kr_view_clone` it to keep it past the call); NULL for a refusal.
+   */
+  const kr_view *view;
+} kr_view_event;
+
+/**
+ * A watch's callback: called on the watch's thread with `user` (as given in
+ * `kr_watch_options`) for every view applied and every refusal.
+ */
+typedef void (*kr_view_event_fn)(void *user, const kr_view_event *event);
+
+/**
+ * How a watch runs (`kr_watch_start`). A zeroed struct, or NULL, asks for every default.
+ */
+typedef struct {
+  /**
+   * How often the source is read again with no notification, in seconds (0: 1 second; at
+   * least 0.01). Change notifications, where the source has them, are seen at once.
+   */
+  double poll_interval_seconds;
+  /**
+   * Poll only, without change notifications.
+   */
+  bool poll_only;
+  /**
+   * Whether to register in the source's census: a `kr_census` value (0, the zeroed default,
+   * is `KR_CENSUS_DEFAULT`; any other number is `KR_INVALID_PARAMETER`).
+   */
+  uint32_t census;
+  /**
+   * The census instance id (1 to 128 of `A-Z a-z 0-9 . _ -`), UTF-8, not NUL-terminated;
+   * NULL for `HOST-PID`.
+   */
+  const char *instance;
+  /**
+   * Its length in bytes.
+   */
+  size_t instance_len;
+  /**
+   * How long the census entry outlives the instance's last heartbeat, in seconds (0: 10
+   * seconds; at least 2).
+   */
+  double census_ttl_seconds;
+  /**
+   * Called for every event, on the watch's thread; NULL for none (poll the live view).
+   */
+  kr_view_event_fn callback;
+  /**
+   * Handed to `callback` as is.
+   */
+  void *user;
+} kr_watch_options;
 
 #ifdef __cplusplus
 extern "C" {
@@ -1415,6 +1609,415 @@ kr_status kr_hotkeys_decay(const kr_hotkeys *hotkeys);
  * it must not be used afterwards.
  */
 void kr_hotkeys_free(kr_hotkeys *hotkeys);
+
+/**
+ * Creates a live view with no view yet: documents are read and built under `limits_json` (a
+ * JSON object of the limits to change, as `kr_router_from_json_with_limits` takes), or the
+ * default limits when it is NULL. `*live_view` receives the handle (release it with
+ * `kr_live_view_free`).
+ *
+ * Any number of threads may route through one live view while others publish to it (or a
+ * watch, `kr_watch_start`, feeds it): a lookup takes no lock and sees one whole view, old or
+ * new, never a mix.
+ *
+ * Errors: `KR_INVALID_JSON` or `KR_INVALID_PARAMETER` for bad limits, `KR_NULL_POINTER`.
+ *
+ * # Safety
+ * `limits_json` must be NULL or point to `limits_len` readable bytes; `live_view` must be NULL
+ * or point to writable storage for one pointer.
+ */
+kr_status kr_live_view_new(const char *limits_json, size_t limits_len, kr_live_view **live_view);
+
+/**
+ * Releases a live view handle. NULL is ignored. Snapshots loaded from it stay valid, and a
+ * watch feeding it keeps its own reference (stop the watch to let the view go).
+ *
+ * # Safety
+ * `live_view` must be NULL or a live-view handle not released yet, which no other thread is
+ * using; it must not be used afterwards.
+ */
+void kr_live_view_free(kr_live_view *live_view);
+
+/**
+ * Applies a view document (JSON bytes, `docs/views.md`) if its version is newer than the one
+ * in effect and it builds: the new view is built completely, then swapped in atomically, and
+ * `*version` receives its version. Otherwise the view in effect stays, the refusal is
+ * recorded (`kr_live_view_last_refusal_json`, `kr_live_view_refusals`) and its code returned.
+ *
+ * Errors: `KR_STALE_VERSION` for a version not above the one in effect; `KR_INVALID_VIEW`,
+ * `KR_INVALID_JSON`, `KR_INVALID_UTF8`, `KR_SPEC_TOO_LARGE`, `KR_FINGERPRINT_MISMATCH` or any
+ * code a spec can produce; `KR_NULL_POINTER` (not recorded).
+ *
+ * # Safety
+ * `live_view` must be NULL or a live-view handle; `document` must point to `document_len`
+ * readable bytes (NULL only when `document_len` is 0); `version` must be NULL or point to a
+ * writable `uint64_t`.
+ */
+kr_status kr_live_view_publish(const kr_live_view *live_view,
+                               const uint8_t *document,
+                               size_t document_len,
+                               uint64_t *version);
+
+/**
+ * Routes one key with the view in effect: `*node` receives the owner's index into that view's
+ * node list and `*version` the version of that view, so that a caller caching node ids per
+ * version knows which list the index belongs to (load a `kr_view` to read its ids). Takes no
+ * lock and allocates nothing.
+ *
+ * Errors: `KR_NO_VIEW` before a first view is applied, `KR_INVALID_KEY`, `KR_NULL_POINTER`.
+ *
+ * # Safety
+ * `live_view` must be NULL or a live-view handle; `key` must point to `key_len` readable bytes
+ * (NULL only when `key_len` is 0); `node` and `version` must each be NULL or point to writable
+ * storage.
+ */
+kr_status kr_live_view_route(const kr_live_view *live_view,
+                             const uint8_t *key,
+                             size_t key_len,
+                             uint32_t *node,
+                             uint64_t *version);
+
+/**
+ * The version in effect.
+ *
+ * Errors: `KR_NO_VIEW` before a first view is applied, `KR_NULL_POINTER`.
+ *
+ * # Safety
+ * `live_view` must be NULL or a live-view handle; `version` must be NULL or point to a
+ * writable `uint64_t`.
+ */
+kr_status kr_live_view_version(const kr_live_view *live_view, uint64_t *version);
+
+/**
+ * The view in effect, as a snapshot: `*view` receives a new `kr_view` handle (release it with
+ * `kr_view_free`). Everything read through it (routes, node ids, version, fingerprint) comes
+ * from that one view and stays valid until it is released, even after a newer view is
+ * published. Takes no lock and allocates nothing (a reference count goes up).
+ *
+ * Errors: `KR_NO_VIEW` before a first view is applied, `KR_NULL_POINTER`.
+ *
+ * # Safety
+ * `live_view` must be NULL or a live-view handle; `view` must be NULL or point to writable
+ * storage for one pointer.
+ */
+kr_status kr_live_view_load(const kr_live_view *live_view, kr_view **view);
+
+/**
+ * How many documents this live view has refused (published, or read by a watch).
+ *
+ * # Safety
+ * `live_view` must be NULL or a live-view handle; `count` must be NULL or point to a writable
+ * `uint64_t`.
+ */
+kr_status kr_live_view_refusals(const kr_live_view *live_view, uint64_t *count);
+
+/**
+ * The last refusal as JSON, `{"at_unix_ms":…,"code":28,"error":"stale_version","message":…,
+ * "version":…}` (`version` null when the document's could not be read): `*json` receives an
+ * allocated NUL-terminated string (release it with `kr_string_free`) and `*json_len` its
+ * length, or NULL and 0 when nothing was refused.
+ *
+ * # Safety
+ * `live_view` must be NULL or a live-view handle; `json` and `json_len` must each be NULL or
+ * point to writable storage.
+ */
+kr_status kr_live_view_last_refusal_json(const kr_live_view *live_view,
+                                         char **json,
+                                         size_t *json_len);
+
+/**
+ * What the live view routes with, as JSON: `{"applied_unix_ms":…,"fingerprint":"<16 hex>",
+ * "last_refusal":{…}|null,"progress":…|null,"refusals":N,"version":…}` (version, fingerprint
+ * and applied time null before a first view; progress null for a plain view). `*json`
+ * receives an allocated NUL-terminated string (release it with `kr_string_free`) and
+ * `*json_len` its length.
+ *
+ * # Safety
+ * `live_view` must be NULL or a live-view handle; `json` and `json_len` must each be NULL or
+ * point to writable storage.
+ */
+kr_status kr_live_view_status_json(const kr_live_view *live_view, char **json, size_t *json_len);
+
+/**
+ * Releases a string this library allocated (`kr_live_view_status_json`, `kr_view_document_json`,
+ * `kr_fleet_status_json`, …). NULL is ignored.
+ *
+ * # Safety
+ * `text` must be NULL or a string from one of those functions, not released yet.
+ */
+void kr_string_free(char *text);
+
+/**
+ * Another handle to the same snapshot (a counted reference; no copy), e.g. to keep the view a
+ * watch's callback was handed. Release each handle with `kr_view_free`.
+ *
+ * # Safety
+ * `view` must be NULL or a live `kr_view` handle; `clone` must be NULL or point to writable
+ * storage for one pointer.
+ */
+kr_status kr_view_clone(const kr_view *view, kr_view **clone);
+
+/**
+ * Releases a snapshot handle. NULL is ignored. The view is freed with its last handle (the
+ * live view holds one while the view is in effect).
+ *
+ * # Safety
+ * `view` must be NULL or a `kr_view` handle not released yet; it must not be used afterwards.
+ */
+void kr_view_free(kr_view *view);
+
+/**
+ * Routes one key with this view: `*node` receives the owner's index into its node list (a
+ * plain view's nodes; during a rollout, the target's nodes in order, then the nodes only the
+ * start has), whose ids `kr_view_node_id` gives. Allocates nothing (a scheduled rollout builds
+ * its next step once, when the clock passes it).
+ *
+ * Errors: `KR_INVALID_KEY`, `KR_NULL_POINTER`.
+ *
+ * # Safety
+ * `view` must be NULL or a live `kr_view` handle; `key` must point to `key_len` readable bytes
+ * (NULL only when `key_len` is 0); `node` must be NULL or point to a writable `uint32_t`.
+ */
+kr_status kr_view_route(const kr_view *view, const uint8_t *key, size_t key_len, uint32_t *node);
+
+/**
+ * Routes one key with its fallback: `placement->owner` receives the owner and, during a
+ * rollout for a key that has cut over to a different node, `placement->has_previous` is true
+ * and `placement->previous` the node that owned it before (read there on a miss); otherwise
+ * `has_previous` is false and `previous` equals `owner`. Indices as `kr_view_route`.
+ *
+ * Errors: as `kr_view_route`.
+ *
+ * # Safety
+ * As `kr_view_route`; `placement` must be NULL or point to a writable `kr_placement`.
+ */
+kr_status kr_view_route_with_fallback(const kr_view *view,
+                                      const uint8_t *key,
+                                      size_t key_len,
+                                      kr_placement *placement);
+
+/**
+ * The owners of `key` at both ends of the view's rollout (the start's spec and the target's),
+ * or its one owner for a plain view (`has_to` false): write and delete at both ends during a
+ * rollout. Allocates nothing.
+ *
+ * Errors: as `kr_view_route`.
+ *
+ * # Safety
+ * As `kr_view_route`; `ends` must be NULL or point to a writable `kr_view_ends`.
+ */
+kr_status kr_view_ends(const kr_view *view, const uint8_t *key, size_t key_len, kr_ends *ends);
+
+/**
+ * How many nodes `kr_view_node_id` names.
+ *
+ * # Safety
+ * `view` must be NULL or a live `kr_view` handle; `count` must be NULL or point to a writable
+ * `uint32_t`.
+ */
+kr_status kr_view_node_count(const kr_view *view, uint32_t *count);
+
+/**
+ * The id of the view's node `index`: `*id` receives its UTF-8 bytes (not NUL-terminated) and
+ * `*id_len` their length, borrowed from the view (valid while this `kr_view` handle is alive,
+ * whatever is published meanwhile).
+ *
+ * Errors: `KR_NODE_OUT_OF_RANGE` when `index` is not below the node count, `KR_NULL_POINTER`.
+ *
+ * # Safety
+ * `view` must be NULL or a live `kr_view` handle; `id` and `id_len` must each be NULL or point
+ * to writable storage.
+ */
+kr_status kr_view_node_id(const kr_view *view, uint32_t index, const char **id, size_t *id_len);
+
+/**
+ * The view's version.
+ *
+ * # Safety
+ * `view` must be NULL or a live `kr_view` handle; `version` must be NULL or point to a
+ * writable `uint64_t`.
+ */
+kr_status kr_view_version(const kr_view *view, uint64_t *version);
+
+/**
+ * The view's fingerprint as a number (`docs/views.md`: a plain view's is its spec's, a
+ * rollout's covers both ends and the progress). Send its text form (`kr_view_fingerprint_text`)
+ * anywhere else: it is the same on every surface.
+ *
+ * # Safety
+ * `view` must be NULL or a live `kr_view` handle; `fingerprint` must be NULL or point to a
+ * writable `uint64_t`.
+ */
+kr_status kr_view_fingerprint(const kr_view *view, uint64_t *fingerprint);
+
+/**
+ * The view's fingerprint as text, the form every surface, document and census entry carries:
+ * 16 lowercase hex digits and a NUL written to `text`, which must have room for
+ * `KR_FINGERPRINT_TEXT_LEN` (17) bytes.
+ *
+ * # Safety
+ * `view` must be NULL or a live `kr_view` handle; `text` must be NULL or point to 17 writable
+ * bytes.
+ */
+kr_status kr_view_fingerprint_text(const kr_view *view, char *text);
+
+/**
+ * The view's rollout progress now: `*rollout` receives whether the view is a rollout and
+ * `*progress` its progress in [0, 1] (for a schedule, where the clock has it now), or 0 for a
+ * plain view.
+ *
+ * # Safety
+ * `view` must be NULL or a live `kr_view` handle; `progress` and `rollout` must each be NULL or
+ * point to writable storage.
+ */
+kr_status kr_view_progress(const kr_view *view, double *progress, bool *rollout);
+
+/**
+ * When this process applied the view, in milliseconds since the Unix epoch.
+ *
+ * # Safety
+ * `view` must be NULL or a live `kr_view` handle; `unix_ms` must be NULL or point to a
+ * writable `uint64_t`.
+ */
+kr_status kr_view_applied_unix_ms(const kr_view *view, uint64_t *unix_ms);
+
+/**
+ * The view as a canonical view document (keys sorted, no whitespace, with its fingerprint
+ * text), which `kr_live_view_publish` and every other surface read back to the same view:
+ * `*json` receives an allocated NUL-terminated string (release it with `kr_string_free`) and
+ * `*json_len` its length.
+ *
+ * # Safety
+ * `view` must be NULL or a live `kr_view` handle; `json` and `json_len` must each be NULL or
+ * point to writable storage.
+ */
+kr_status kr_view_document_json(const kr_view *view, char **json, size_t *json_len);
+
+/**
+ * Starts a watch of the source `url` (`file:///abs/path` or a plain path: a file, or a
+ * directory holding `view.json`; `etcd://HOST:PORT/KEY`) feeding `live_view`: on its own
+ * thread it reads the current document, then every change (seen at once where the source
+ * notifies, and at the latest every poll interval), and publishes each to the live view.
+ * A document that does not apply is refused and recorded, and the live view keeps routing
+ * with its view. `*watch` receives the handle (stop it with `kr_watch_stop`, release it with
+ * `kr_watch_free`); the watch holds its own reference to the live view.
+ *
+ * Polling works without a callback: read `kr_live_view_version` (or load a `kr_view`) when you
+ * need to. With `options->callback`, the watch calls it on the watch's thread for every view it
+ * applies and every refusal, in order: it must return quickly (the watch reads nothing while
+ * it runs), must be safe to call from another thread than the one that started the watch, and
+ * must not call `kr_watch_stop` or `kr_watch_free` on its own watch (`kr_watch_stop` refuses
+ * with `KR_INVALID_PARAMETER`; a free would wait for itself).
+ *
+ * With the census on (`options->census`; by default for etcd), the watch registers as
+ * `options->instance` (surface `c`) and its entry says which view it routes with, until the
+ * watch stops. The first read happens on the watch's thread, after this returns.
+ *
+ * Errors: `KR_UNKNOWN_SOURCE` for a URL of no source; `KR_INVALID_PARAMETER` for an option out
+ * of range or a bad instance id; `KR_IO` when the watch cannot start; `KR_NULL_POINTER`;
+ * `KR_INVALID_UTF8`.
+ *
+ * # Safety
+ * `url` must point to `url_len` readable bytes; `live_view` must be NULL or a live-view handle;
+ * `options` must be NULL or point to a `kr_watch_options` whose `instance` is NULL or points to
+ * `instance_len` readable bytes; `watch` must be NULL or point to writable storage for one
+ * pointer.
+ */
+kr_status kr_watch_start(const char *url,
+                         size_t url_len,
+                         const kr_live_view *live_view,
+                         const kr_watch_options *options,
+                         kr_watch **watch);
+
+/**
+ * Stops a watch and waits for its thread to end; it leaves the census (its entry is removed).
+ * The live view keeps the view it has. Stopping a stopped watch does nothing.
+ *
+ * Errors: `KR_INVALID_PARAMETER` when called from the watch's own callback; `KR_NULL_POINTER`.
+ *
+ * # Safety
+ * `watch` must be NULL or a live watch handle.
+ */
+kr_status kr_watch_stop(const kr_watch *watch);
+
+/**
+ * Whether the watch runs (it has not been stopped).
+ *
+ * # Safety
+ * `watch` must be NULL or a live watch handle; `running` must be NULL or point to a writable
+ * `bool`.
+ */
+kr_status kr_watch_running(const kr_watch *watch, bool *running);
+
+/**
+ * The id the watch registered in the census as: `*id` receives its UTF-8 bytes (not
+ * NUL-terminated, borrowed from the watch handle) and `*id_len` their length, or NULL and 0
+ * when the watch is not in the census.
+ *
+ * # Safety
+ * `watch` must be NULL or a live watch handle; `id` and `id_len` must each be NULL or point to
+ * writable storage.
+ */
+kr_status kr_watch_instance(const kr_watch *watch, const char **id, size_t *id_len);
+
+/**
+ * Stops the watch if it runs (as `kr_watch_stop`) and releases the handle. NULL is ignored.
+ * Never call it from the watch's own callback.
+ *
+ * # Safety
+ * `watch` must be NULL or a watch handle not released yet, which no other thread is using; it
+ * must not be used afterwards.
+ */
+void kr_watch_free(kr_watch *watch);
+
+/**
+ * Publishes a view document (JSON bytes) to the source `url` if the source holds version
+ * `expect_version` (0 for a source that holds none): a compare-and-swap, as `keyroute view
+ * publish --expect-version` does, so of two publishers expecting the same version exactly one
+ * wins. The document is built first (nothing is written when it does not build). `*version`
+ * receives the version published. Blocks while it talks to the source.
+ *
+ * Errors: `KR_VERSION_CONFLICT` when the source holds another version; `KR_STALE_VERSION` when
+ * the document is not newer than `expect_version`; any code of reading or building a view
+ * document; `KR_UNKNOWN_SOURCE`, `KR_IO`; `KR_INVALID_JSON` or `KR_INVALID_PARAMETER` for bad
+ * limits; `KR_NULL_POINTER`.
+ *
+ * # Safety
+ * `url` must point to `url_len` readable bytes, `document` to `document_len` (each NULL only
+ * when its length is 0); `limits_json` must be NULL or point to `limits_len` readable bytes;
+ * `version` must be NULL or point to a writable `uint64_t`.
+ */
+kr_status kr_publish_view(const char *url,
+                          size_t url_len,
+                          const uint8_t *document,
+                          size_t document_len,
+                          uint64_t expect_version,
+                          const char *limits_json,
+                          size_t limits_len,
+                          uint64_t *version);
+
+/**
+ * The census of the source `url` read against the view it holds, as JSON (what `keyroute
+ * fleet status --json` prints): each instance's standing (`in_sync`, `behind`, `stale`,
+ * `refused`, `diverged`), an instance behind for longer than `deadline_seconds` being stale.
+ * `*json` receives an allocated NUL-terminated string (release it with `kr_string_free`) and
+ * `*json_len` its length. Blocks while it reads the source.
+ *
+ * Errors: `KR_UNKNOWN_SOURCE`, `KR_IO`; `KR_INVALID_PARAMETER` for a negative or non-finite
+ * deadline; `KR_INVALID_JSON` or `KR_INVALID_PARAMETER` for bad limits; `KR_NULL_POINTER`.
+ *
+ * # Safety
+ * `url` must point to `url_len` readable bytes; `limits_json` must be NULL or point to
+ * `limits_len` readable bytes; `json` and `json_len` must each be NULL or point to writable
+ * storage.
+ */
+kr_status kr_fleet_status_json(const char *url,
+                               size_t url_len,
+                               double deadline_seconds,
+                               const char *limits_json,
+                               size_t limits_len,
+                               char **json,
+                               size_t *json_len);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -31,7 +31,8 @@
 //!   its progress.
 
 // The exports, in the header's order: errors, routers, routing by hash, capabilities,
-// builders, shared routers, transitions, ownership and diffs, bounded loads, hot keys.
+// builders, shared routers, transitions, ownership and diffs, bounded loads, hot keys, live
+// views and their snapshots, view sources (watches, publish, the census).
 mod boundary;
 mod router;
 
@@ -51,10 +52,18 @@ mod bounded;
 
 mod hotkeys;
 
+mod view;
+
+#[cfg(feature = "fleet")]
+mod watch;
+
 use std::marker::{PhantomData, PhantomPinned};
 
 pub use boundary::KrStatus;
 pub use hotkeys::KrHotKeyFn;
+pub use view::{KR_FINGERPRINT_TEXT_LEN, KrEnds};
+#[cfg(feature = "fleet")]
+pub use watch::{KrCensus, KrViewEvent, KrViewEventFn, KrViewEventKind, KrWatchOptions};
 
 /// An immutable router built from a topology spec (opaque).
 ///
@@ -113,6 +122,36 @@ pub struct KrHotKeys {
 /// use one handle at the same time, also while one of them moves its progress with
 /// `kr_transition_set_progress`.
 pub struct KrTransition {
+    _opaque: [u8; 0],
+    _not_send_sync_unpin: PhantomData<(*mut u8, PhantomPinned)>,
+}
+
+/// The live handle of a fleet's view (opaque): the view in effect behind an atomically swapped
+/// pointer, replaced by `kr_live_view_publish` (or a watch, `kr_watch_start`) only with a newer
+/// version that builds; a refused document is recorded and the last good view stays.
+///
+/// Created by `kr_live_view_new`, released with `kr_live_view_free`. Any number of threads may
+/// route through one handle while others publish to it.
+pub struct KrLiveView {
+    _opaque: [u8; 0],
+    _not_send_sync_unpin: PhantomData<(*mut u8, PhantomPinned)>,
+}
+
+/// One applied view, as a snapshot (opaque, immutable): a counted reference, so its node ids,
+/// version and fingerprint stay valid and consistent while it is held, whatever is published
+/// to the live view meanwhile.
+///
+/// Created by `kr_live_view_load` or `kr_view_clone`, released with `kr_view_free`. Any number
+/// of threads may use one handle at the same time.
+pub struct KrView {
+    _opaque: [u8; 0],
+    _not_send_sync_unpin: PhantomData<(*mut u8, PhantomPinned)>,
+}
+
+/// A running watch of a view source feeding a live view (opaque).
+///
+/// Created by `kr_watch_start`, stopped by `kr_watch_stop`, released with `kr_watch_free`.
+pub struct KrWatch {
     _opaque: [u8; 0],
     _not_send_sync_unpin: PhantomData<(*mut u8, PhantomPinned)>,
 }

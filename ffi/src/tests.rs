@@ -67,6 +67,55 @@ fn lookups_allocate_nothing() {
     unsafe { kr_router_free(r) };
 }
 
+/// Routing through a live view, loading a snapshot, routing with it and reading its ids,
+/// version and fingerprint allocate nothing, plain or during a rollout, as their docs say.
+#[test]
+fn live_view_lookups_allocate_nothing() {
+    use crate::view::{
+        kr_live_view_free, kr_live_view_load, kr_live_view_new, kr_live_view_publish, kr_live_view_route, kr_view_ends,
+        kr_view_fingerprint_text, kr_view_free, kr_view_node_id, kr_view_route, kr_view_route_with_fallback,
+        kr_view_version,
+    };
+    let a = r#"{"algorithm":"ring","nodes":[{"id":"a"},{"id":"b"},{"id":"c"}]}"#;
+    let b = r#"{"algorithm":"ring","nodes":[{"id":"a"},{"id":"b"},{"id":"c"},{"id":"d"}]}"#;
+    let docs = [
+        format!(r#"{{"version":1,"spec":{a}}}"#),
+        format!(r#"{{"version":2,"spec":{a},"rollout":{{"to":{b},"progress":0.5}}}}"#),
+    ];
+    let mut live = std::ptr::null_mut();
+    assert_eq!(unsafe { kr_live_view_new(std::ptr::null(), 0, &mut live) }, 0);
+    for doc in &docs {
+        let mut version = 0u64;
+        assert_eq!(unsafe { kr_live_view_publish(live, doc.as_ptr(), doc.len(), &mut version) }, 0);
+        let keys: Vec<String> = (0..1000).map(|i| format!("user:{i}")).collect();
+        let before = allocations();
+        for k in &keys {
+            let (mut node, mut v, mut view) = (0u32, 0u64, std::ptr::null_mut());
+            let (mut id, mut len, mut text) = (std::ptr::null(), 0usize, [0 as std::ffi::c_char; 17]);
+            let mut placement = crate::KrPlacement::default();
+            let mut ends = crate::KrEnds {
+                from_id: std::ptr::null(),
+                from_id_len: 0,
+                to_id: std::ptr::null(),
+                to_id_len: 0,
+                has_to: false,
+            };
+            assert_eq!(unsafe { kr_live_view_route(live, k.as_ptr(), k.len(), &mut node, &mut v) }, 0);
+            assert_eq!(v, version);
+            assert_eq!(unsafe { kr_live_view_load(live, &mut view) }, 0);
+            assert_eq!(unsafe { kr_view_route(view, k.as_ptr(), k.len(), &mut node) }, 0);
+            assert_eq!(unsafe { kr_view_route_with_fallback(view, k.as_ptr(), k.len(), &mut placement) }, 0);
+            assert_eq!(unsafe { kr_view_ends(view, k.as_ptr(), k.len(), &mut ends) }, 0);
+            assert_eq!(unsafe { kr_view_node_id(view, node, &mut id, &mut len) }, 0);
+            assert_eq!(unsafe { kr_view_version(view, &mut v) }, 0);
+            assert_eq!(unsafe { kr_view_fingerprint_text(view, text.as_mut_ptr()) }, 0);
+            unsafe { kr_view_free(view) };
+        }
+        assert_eq!(allocations(), before, "a live-view lookup allocated ({doc})");
+    }
+    unsafe { kr_live_view_free(live) };
+}
+
 /// Routing through a transition and routing by hash allocate nothing either, as their docs say
 /// (ring and jump, at every progress the test sets; setting a progress is allowed to).
 #[test]

@@ -35,6 +35,9 @@ final class KrNative {
   /** {@code KR_NO_NODE} = 4294967295 */
   static final int KR_NO_NODE = 0xFFFFFFFF;
 
+  /** {@code KR_FINGERPRINT_TEXT_LEN} = 17 */
+  static final int KR_FINGERPRINT_TEXT_LEN = 17;
+
   /** {@code KR_OK} = 0 */
   static final int KR_OK = 0;
 
@@ -161,6 +164,21 @@ final class KrNative {
   /** {@code KR_ANALYSIS_METHOD_SAMPLED} = 3 */
   static final int KR_ANALYSIS_METHOD_SAMPLED = 3;
 
+  /** {@code KR_VIEW_EVENT_KIND_APPLIED} = 0 */
+  static final int KR_VIEW_EVENT_KIND_APPLIED = 0;
+
+  /** {@code KR_VIEW_EVENT_KIND_REFUSED} = 1 */
+  static final int KR_VIEW_EVENT_KIND_REFUSED = 1;
+
+  /** {@code KR_CENSUS_DEFAULT} = 0 */
+  static final int KR_CENSUS_DEFAULT = 0;
+
+  /** {@code KR_CENSUS_ON} = 1 */
+  static final int KR_CENSUS_ON = 1;
+
+  /** {@code KR_CENSUS_OFF} = 2 */
+  static final int KR_CENSUS_OFF = 2;
+
   /** The snake_case name of a {@code kr_weights} value, or null for a number that is not one. */
   static String kr_weights_name(int value) {
     switch (value) {
@@ -191,11 +209,42 @@ final class KrNative {
     }
   }
 
+  /** The snake_case name of a {@code kr_view_event_kind} value, or null for a number that is not one. */
+  static String kr_view_event_kind_name(int value) {
+    switch (value) {
+      case 0:
+        return "applied";
+      case 1:
+        return "refused";
+      default:
+        return null;
+    }
+  }
+
+  /** The snake_case name of a {@code kr_census} value, or null for a number that is not one. */
+  static String kr_census_name(int value) {
+    switch (value) {
+      case 0:
+        return "default";
+      case 1:
+        return "on";
+      case 2:
+        return "off";
+      default:
+        return null;
+    }
+  }
+
   // ---------------------------------------------------------------- callback types
 
   /** {@code typedef void(*kr_hot_key_fn)(void *context, const uint8_t *key, size_t key_len, uint32_t count)} */
   interface KrHotKeyFn extends Callback {
     void invoke(Pointer context, Pointer key, long keyLen, int count);
+  }
+
+  /** {@code typedef void(*kr_view_event_fn)(void *user, const kr_view_event *event)} */
+  interface KrViewEventFn extends Callback {
+    void invoke(Pointer user, Pointer event);
   }
 
   // ---------------------------------------------------------------- structs
@@ -394,6 +443,89 @@ final class KrNative {
 
     /** The one at {@code p} (read it with {@link #read()}). */
     public KrMovedArc(Pointer p) {
+      super(p);
+    }
+  }
+
+  /** {@code kr_ends}, laid out as C lays it out. */
+  @Structure.FieldOrder({"fromId", "fromIdLen", "toId", "toIdLen", "hasTo"})
+  public static final class KrEnds extends Structure {
+    /** {@code const char *from_id} */
+    public Pointer fromId;
+    /** {@code size_t from_id_len} */
+    public long fromIdLen;
+    /** {@code const char *to_id} */
+    public Pointer toId;
+    /** {@code size_t to_id_len} */
+    public long toIdLen;
+    /** {@code bool has_to} */
+    public byte hasTo;
+
+    /** A zeroed one, in memory of its own. */
+    public KrEnds() {
+      super();
+    }
+
+    /** The one at {@code p} (read it with {@link #read()}). */
+    public KrEnds(Pointer p) {
+      super(p);
+    }
+  }
+
+  /** {@code kr_view_event}, laid out as C lays it out. */
+  @Structure.FieldOrder({"kind", "version", "fingerprint", "code", "message", "view"})
+  public static final class KrViewEvent extends Structure {
+    /** {@code kr_view_event_kind kind} */
+    public int kind;
+    /** {@code uint64_t version} */
+    public long version;
+    /** {@code uint64_t fingerprint} */
+    public long fingerprint;
+    /** {@code kr_status code} */
+    public int code;
+    /** {@code const char *message} */
+    public Pointer message;
+    /** {@code const kr_view *view} */
+    public long view;
+
+    /** A zeroed one, in memory of its own. */
+    public KrViewEvent() {
+      super();
+    }
+
+    /** The one at {@code p} (read it with {@link #read()}). */
+    public KrViewEvent(Pointer p) {
+      super(p);
+    }
+  }
+
+  /** {@code kr_watch_options}, laid out as C lays it out. */
+  @Structure.FieldOrder({"pollIntervalSeconds", "pollOnly", "census", "instance", "instanceLen", "censusTtlSeconds", "callback", "user"})
+  public static final class KrWatchOptions extends Structure {
+    /** {@code double poll_interval_seconds} */
+    public double pollIntervalSeconds;
+    /** {@code bool poll_only} */
+    public byte pollOnly;
+    /** {@code uint32_t census} */
+    public int census;
+    /** {@code const char *instance} */
+    public Pointer instance;
+    /** {@code size_t instance_len} */
+    public long instanceLen;
+    /** {@code double census_ttl_seconds} */
+    public double censusTtlSeconds;
+    /** {@code kr_view_event_fn callback} */
+    public KrViewEventFn callback;
+    /** {@code void *user} */
+    public Pointer user;
+
+    /** A zeroed one, in memory of its own. */
+    public KrWatchOptions() {
+      super();
+    }
+
+    /** The one at {@code p} (read it with {@link #read()}). */
+    public KrWatchOptions(Pointer p) {
       super(p);
     }
   }
@@ -744,4 +876,172 @@ final class KrNative {
 
   /** {@code void kr_hotkeys_free(kr_hotkeys *hotkeys)} */
   static native void kr_hotkeys_free(long hotkeys);
+
+  /** {@code kr_status kr_live_view_new(const char *limits_json, size_t limits_len, kr_live_view **live_view)} */
+  static native int kr_live_view_new(byte[] limitsJson, long limitsLen, long[] liveView);
+
+  /** {@code kr_status kr_live_view_new(const char *limits_json, size_t limits_len, kr_live_view **live_view)} (address form) */
+  static native int kr_live_view_new(long limitsJson, long limitsLen, long liveView);
+
+  /** {@code void kr_live_view_free(kr_live_view *live_view)} */
+  static native void kr_live_view_free(long liveView);
+
+  /** {@code kr_status kr_live_view_publish(const kr_live_view *live_view, const uint8_t *document, size_t document_len, uint64_t *version)} */
+  static native int kr_live_view_publish(long liveView, byte[] document, long documentLen, long[] version);
+
+  /** {@code kr_status kr_live_view_publish(const kr_live_view *live_view, const uint8_t *document, size_t document_len, uint64_t *version)} (address form) */
+  static native int kr_live_view_publish(long liveView, long document, long documentLen, long version);
+
+  /** {@code kr_status kr_live_view_route(const kr_live_view *live_view, const uint8_t *key, size_t key_len, uint32_t *node, uint64_t *version)} */
+  static native int kr_live_view_route(long liveView, byte[] key, long keyLen, int[] node, long[] version);
+
+  /** {@code kr_status kr_live_view_route(const kr_live_view *live_view, const uint8_t *key, size_t key_len, uint32_t *node, uint64_t *version)} (address form) */
+  static native int kr_live_view_route(long liveView, long key, long keyLen, long node, long version);
+
+  /** {@code kr_status kr_live_view_version(const kr_live_view *live_view, uint64_t *version)} */
+  static native int kr_live_view_version(long liveView, long[] version);
+
+  /** {@code kr_status kr_live_view_version(const kr_live_view *live_view, uint64_t *version)} (address form) */
+  static native int kr_live_view_version(long liveView, long version);
+
+  /** {@code kr_status kr_live_view_load(const kr_live_view *live_view, kr_view **view)} */
+  static native int kr_live_view_load(long liveView, long[] view);
+
+  /** {@code kr_status kr_live_view_load(const kr_live_view *live_view, kr_view **view)} (address form) */
+  static native int kr_live_view_load(long liveView, long view);
+
+  /** {@code kr_status kr_live_view_refusals(const kr_live_view *live_view, uint64_t *count)} */
+  static native int kr_live_view_refusals(long liveView, long[] count);
+
+  /** {@code kr_status kr_live_view_refusals(const kr_live_view *live_view, uint64_t *count)} (address form) */
+  static native int kr_live_view_refusals(long liveView, long count);
+
+  /** {@code kr_status kr_live_view_last_refusal_json(const kr_live_view *live_view, char **json, size_t *json_len)} */
+  static native int kr_live_view_last_refusal_json(long liveView, long[] json, long[] jsonLen);
+
+  /** {@code kr_status kr_live_view_last_refusal_json(const kr_live_view *live_view, char **json, size_t *json_len)} (address form) */
+  static native int kr_live_view_last_refusal_json(long liveView, long json, long jsonLen);
+
+  /** {@code kr_status kr_live_view_status_json(const kr_live_view *live_view, char **json, size_t *json_len)} */
+  static native int kr_live_view_status_json(long liveView, long[] json, long[] jsonLen);
+
+  /** {@code kr_status kr_live_view_status_json(const kr_live_view *live_view, char **json, size_t *json_len)} (address form) */
+  static native int kr_live_view_status_json(long liveView, long json, long jsonLen);
+
+  /** {@code void kr_string_free(char *text)} */
+  static native void kr_string_free(byte[] text);
+
+  /** {@code void kr_string_free(char *text)} (address form) */
+  static native void kr_string_free(long text);
+
+  /** {@code kr_status kr_view_clone(const kr_view *view, kr_view **clone)} */
+  static native int kr_view_clone(long view, long[] clone);
+
+  /** {@code kr_status kr_view_clone(const kr_view *view, kr_view **clone)} (address form) */
+  static native int kr_view_clone(long view, long clone);
+
+  /** {@code void kr_view_free(kr_view *view)} */
+  static native void kr_view_free(long view);
+
+  /** {@code kr_status kr_view_route(const kr_view *view, const uint8_t *key, size_t key_len, uint32_t *node)} */
+  static native int kr_view_route(long view, byte[] key, long keyLen, int[] node);
+
+  /** {@code kr_status kr_view_route(const kr_view *view, const uint8_t *key, size_t key_len, uint32_t *node)} (address form) */
+  static native int kr_view_route(long view, long key, long keyLen, long node);
+
+  /** {@code kr_status kr_view_route_with_fallback(const kr_view *view, const uint8_t *key, size_t key_len, kr_placement *placement)} */
+  static native int kr_view_route_with_fallback(long view, byte[] key, long keyLen, Pointer placement);
+
+  /** {@code kr_status kr_view_route_with_fallback(const kr_view *view, const uint8_t *key, size_t key_len, kr_placement *placement)} (address form) */
+  static native int kr_view_route_with_fallback(long view, long key, long keyLen, long placement);
+
+  /** {@code kr_status kr_view_ends(const kr_view *view, const uint8_t *key, size_t key_len, kr_ends *ends)} */
+  static native int kr_view_ends(long view, byte[] key, long keyLen, Pointer ends);
+
+  /** {@code kr_status kr_view_ends(const kr_view *view, const uint8_t *key, size_t key_len, kr_ends *ends)} (address form) */
+  static native int kr_view_ends(long view, long key, long keyLen, long ends);
+
+  /** {@code kr_status kr_view_node_count(const kr_view *view, uint32_t *count)} */
+  static native int kr_view_node_count(long view, int[] count);
+
+  /** {@code kr_status kr_view_node_count(const kr_view *view, uint32_t *count)} (address form) */
+  static native int kr_view_node_count(long view, long count);
+
+  /** {@code kr_status kr_view_node_id(const kr_view *view, uint32_t index, const char **id, size_t *id_len)} */
+  static native int kr_view_node_id(long view, int index, long[] id, long[] idLen);
+
+  /** {@code kr_status kr_view_node_id(const kr_view *view, uint32_t index, const char **id, size_t *id_len)} (address form) */
+  static native int kr_view_node_id(long view, int index, long id, long idLen);
+
+  /** {@code kr_status kr_view_version(const kr_view *view, uint64_t *version)} */
+  static native int kr_view_version(long view, long[] version);
+
+  /** {@code kr_status kr_view_version(const kr_view *view, uint64_t *version)} (address form) */
+  static native int kr_view_version(long view, long version);
+
+  /** {@code kr_status kr_view_fingerprint(const kr_view *view, uint64_t *fingerprint)} */
+  static native int kr_view_fingerprint(long view, long[] fingerprint);
+
+  /** {@code kr_status kr_view_fingerprint(const kr_view *view, uint64_t *fingerprint)} (address form) */
+  static native int kr_view_fingerprint(long view, long fingerprint);
+
+  /** {@code kr_status kr_view_fingerprint_text(const kr_view *view, char *text)} */
+  static native int kr_view_fingerprint_text(long view, byte[] text);
+
+  /** {@code kr_status kr_view_fingerprint_text(const kr_view *view, char *text)} (address form) */
+  static native int kr_view_fingerprint_text(long view, long text);
+
+  /** {@code kr_status kr_view_progress(const kr_view *view, double *progress, bool *rollout)} */
+  static native int kr_view_progress(long view, double[] progress, byte[] rollout);
+
+  /** {@code kr_status kr_view_progress(const kr_view *view, double *progress, bool *rollout)} (address form) */
+  static native int kr_view_progress(long view, long progress, long rollout);
+
+  /** {@code kr_status kr_view_applied_unix_ms(const kr_view *view, uint64_t *unix_ms)} */
+  static native int kr_view_applied_unix_ms(long view, long[] unixMs);
+
+  /** {@code kr_status kr_view_applied_unix_ms(const kr_view *view, uint64_t *unix_ms)} (address form) */
+  static native int kr_view_applied_unix_ms(long view, long unixMs);
+
+  /** {@code kr_status kr_view_document_json(const kr_view *view, char **json, size_t *json_len)} */
+  static native int kr_view_document_json(long view, long[] json, long[] jsonLen);
+
+  /** {@code kr_status kr_view_document_json(const kr_view *view, char **json, size_t *json_len)} (address form) */
+  static native int kr_view_document_json(long view, long json, long jsonLen);
+
+  /** {@code kr_status kr_watch_start(const char *url, size_t url_len, const kr_live_view *live_view, const kr_watch_options *options, kr_watch **watch)} */
+  static native int kr_watch_start(byte[] url, long urlLen, long liveView, Pointer options, long[] watch);
+
+  /** {@code kr_status kr_watch_start(const char *url, size_t url_len, const kr_live_view *live_view, const kr_watch_options *options, kr_watch **watch)} (address form) */
+  static native int kr_watch_start(long url, long urlLen, long liveView, long options, long watch);
+
+  /** {@code kr_status kr_watch_stop(const kr_watch *watch)} */
+  static native int kr_watch_stop(long watch);
+
+  /** {@code kr_status kr_watch_running(const kr_watch *watch, bool *running)} */
+  static native int kr_watch_running(long watch, byte[] running);
+
+  /** {@code kr_status kr_watch_running(const kr_watch *watch, bool *running)} (address form) */
+  static native int kr_watch_running(long watch, long running);
+
+  /** {@code kr_status kr_watch_instance(const kr_watch *watch, const char **id, size_t *id_len)} */
+  static native int kr_watch_instance(long watch, long[] id, long[] idLen);
+
+  /** {@code kr_status kr_watch_instance(const kr_watch *watch, const char **id, size_t *id_len)} (address form) */
+  static native int kr_watch_instance(long watch, long id, long idLen);
+
+  /** {@code void kr_watch_free(kr_watch *watch)} */
+  static native void kr_watch_free(long watch);
+
+  /** {@code kr_status kr_publish_view(const char *url, size_t url_len, const uint8_t *document, size_t document_len, uint64_t expect_version, const char *limits_json, size_t limits_len, uint64_t *version)} */
+  static native int kr_publish_view(byte[] url, long urlLen, byte[] document, long documentLen, long expectVersion, byte[] limitsJson, long limitsLen, long[] version);
+
+  /** {@code kr_status kr_publish_view(const char *url, size_t url_len, const uint8_t *document, size_t document_len, uint64_t expect_version, const char *limits_json, size_t limits_len, uint64_t *version)} (address form) */
+  static native int kr_publish_view(long url, long urlLen, long document, long documentLen, long expectVersion, long limitsJson, long limitsLen, long version);
+
+  /** {@code kr_status kr_fleet_status_json(const char *url, size_t url_len, double deadline_seconds, const char *limits_json, size_t limits_len, char **json, size_t *json_len)} */
+  static native int kr_fleet_status_json(byte[] url, long urlLen, double deadlineSeconds, byte[] limitsJson, long limitsLen, long[] json, long[] jsonLen);
+
+  /** {@code kr_status kr_fleet_status_json(const char *url, size_t url_len, double deadline_seconds, const char *limits_json, size_t limits_len, char **json, size_t *json_len)} (address form) */
+  static native int kr_fleet_status_json(long url, long urlLen, double deadlineSeconds, long limitsJson, long limitsLen, long json, long jsonLen);
 }
