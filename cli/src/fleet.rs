@@ -51,7 +51,7 @@ struct StatusArgs {
 
 fn seconds(text: &str) -> std::result::Result<f64, String> {
     match text.parse::<f64>() {
-        Ok(s) if s.is_finite() && (0.0..=86_400.0 * 365.0).contains(&s) => Ok(s),
+        Ok(s) if s.is_finite() && (0.0..=keyroute_fleet::source::MAX_SECONDS).contains(&s) => Ok(s),
         _ => Err(format!("{text:?} is not a number of seconds from 0 to a year")),
     }
 }

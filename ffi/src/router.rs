@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use keyroute_bindings::{ErrorCode, Limits, Router};
 
-use crate::boundary::{bytes, call, error, get_mut, optional_text, router, router_handle, too_long, utf16};
+use crate::boundary::{bytes, call, error, get_mut, router, router_handle, too_long, utf16};
 use crate::{KrKey, KrRouter, KrStatus};
 
 /// Parses a topology spec (JSON, see `conformance/VECTORS.md`) and builds a router, under the
@@ -62,10 +62,7 @@ pub unsafe extern "C" fn kr_router_from_json_with_limits(
         // SAFETY: `json` is NULL or points to `json_len` readable bytes, as this function's `# Safety` requires.
         let json = unsafe { bytes(json.cast::<u8>(), json_len, "json") }?;
         // SAFETY: `limits_json` is NULL or points to `limits_len` readable bytes, as this function's `# Safety` requires.
-        let limits = match unsafe { optional_text(limits_json, limits_len, "limits_json") }? {
-            Some(text) => Limits::from_json(text)?,
-            None => Limits::DEFAULT,
-        };
+        let limits = unsafe { crate::view::limits(limits_json, limits_len) }?;
         *out = router_handle(Arc::new(Router::from_bytes(json, &limits)?));
         Ok(())
     })

@@ -164,18 +164,9 @@ fn callback_sink(callback: unsafe extern "C" fn(*mut c_void, *const KrViewEvent)
     })
 }
 
-/// Seconds as a duration: `zero` for 0, else `value` within [`min`, a year].
+/// Seconds as a duration: `zero` for 0 (the default), else as `source::seconds` reads them.
 fn seconds(name: &str, value: f64, zero: Duration, min: f64) -> Result<Duration, Error> {
-    if value == 0.0 {
-        return Ok(zero);
-    }
-    if value.is_finite() && value >= min && value <= 86_400.0 * 365.0 {
-        return Ok(Duration::from_secs_f64(value));
-    }
-    Err(error(
-        ErrorCode::InvalidParameter,
-        format!("{name} must be 0 (the default) or {min} to a year of seconds, not {value}"),
-    ))
+    if value == 0.0 { Ok(zero) } else { source::seconds(name, value, min) }
 }
 
 /// The source a URL names.
@@ -446,17 +437,11 @@ pub unsafe extern "C" fn kr_fleet_status_json(
     call(|| {
         // SAFETY: `json` and `json_len` are NULL or writable and not aliased, as this function's `# Safety` requires.
         let (json, json_len) = unsafe { (get_mut(json, "json")?, get_mut(json_len, "json_len")?) };
-        if !(deadline_seconds.is_finite() && (0.0..=86_400.0 * 365.0).contains(&deadline_seconds)) {
-            return Err(error(
-                ErrorCode::InvalidParameter,
-                format!("deadline_seconds must be from 0 to a year, not {deadline_seconds}"),
-            ));
-        }
+        let deadline = source::seconds("deadline_seconds", deadline_seconds, 0.0)?;
         // SAFETY: `limits_json` is NULL or points to `limits_len` readable bytes, as this function's `# Safety` requires.
         let limits = unsafe { limits(limits_json, limits_len) }?;
         // SAFETY: `url` points to `url_len` readable bytes, as this function's `# Safety` requires.
         let (_, source) = unsafe { open(url, url_len) }?;
-        let deadline = Duration::from_secs_f64(deadline_seconds);
         let status = census::status(source.as_ref(), &limits, deadline, SystemTime::now())?;
         let text = serde_json::to_string(&status).map_err(|e| error(ErrorCode::Internal, e.to_string()))?;
         give_string(text, json, json_len)

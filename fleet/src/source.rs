@@ -129,6 +129,24 @@ pub trait Source: Send + Sync + Debug {
 /// through its JSON gateway: [`EtcdSource`]).
 ///
 /// # Errors
+/// The longest a time option of a watch, a census or a status may be: a year.
+pub const MAX_SECONDS: f64 = 86_400.0 * 365.0;
+
+/// `value` seconds as a duration, for the time options every surface takes (a poll interval,
+/// a census TTL, a status deadline): a finite number from `min` to [`MAX_SECONDS`].
+///
+/// # Errors
+/// `invalid_parameter` naming `name` for any other number.
+pub fn seconds(name: &str, value: f64, min: f64) -> Result<Duration> {
+    if value.is_finite() && value >= min && value <= MAX_SECONDS {
+        return Ok(Duration::from_secs_f64(value));
+    }
+    Err(Error::new(
+        ErrorCode::InvalidParameter,
+        format!("{name} must be a number of seconds from {min} to a year, not {value}"),
+    ))
+}
+
 /// `unknown_source` for any other scheme, or a malformed URL of these.
 pub fn open(url: &str) -> Result<Box<dyn Source>> {
     if let Some(path) = url.strip_prefix("file://") {

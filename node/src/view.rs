@@ -114,13 +114,7 @@ impl Drop for NativeWatch {
 }
 
 fn seconds(h: &Napi<'_>, name: &str, value: f64, min: f64) -> Result<Duration> {
-    if value.is_finite() && value >= min && value <= 86_400.0 * 365.0 {
-        return Ok(Duration::from_secs_f64(value));
-    }
-    Err(h.fail(
-        ErrorCode::InvalidParameter,
-        format!("{name} must be a number of seconds from {min} to a year, not {value}"),
-    ))
+    h.check(source::seconds(name, value, min))
 }
 
 fn open(url: &str) -> keyroute_bindings::Result<Arc<dyn Source>> {

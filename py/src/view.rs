@@ -186,11 +186,7 @@ impl PyWatch {
 }
 
 fn seconds(py: Python<'_>, name: &str, value: f64, min: f64) -> PyResult<Duration> {
-    if value.is_finite() && value >= min && value <= 86_400.0 * 365.0 {
-        return Ok(Duration::from_secs_f64(value));
-    }
-    let message = format!("{name} must be a number of seconds from {min} to a year, not {value}");
-    Err(errors::to_py(py, &Error::new(ErrorCode::InvalidParameter, message)))
+    source::seconds(name, value, min).map_err(|e| errors::to_py(py, &e))
 }
 
 fn open(py: Python<'_>, url: &str) -> PyResult<Arc<dyn Source>> {
