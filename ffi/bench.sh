@@ -63,4 +63,6 @@ awk -v rounds="$ROUNDS" -v runs="$RUNS" '
     row("C ABI      kr_live_view_route (static lib)", "static kr_live_view_route", "static kr_route", "  vs kr_route, target <= 1.1x")
     row("C ABI      kr_view_route (static lib)", "static kr_view_route", "static kr_route", "  vs kr_route (one snapshot per pass)")
     row("C ABI      kr_live_view_route (shared lib)", "shared kr_live_view_route", "shared kr_route", "  vs kr_route")
+    printf "  kr_live_view_route / kr_route, timed in alternate passes (median of the passes'"'"' ratios, each round):\n"
+    printf "    static %s; shared %s; median %.2fx and %.2fx, target <= 1.1x\n", med["static live/route"], med["shared live/route"], median("static live/route"), median("shared live/route")
   }' "$log"

@@ -738,6 +738,12 @@ impl OwnedViewReader {
             None => Err(no_view()),
         }
     }
+
+    /// Whether this reader reads `view` (the same live view, not an equal one).
+    #[must_use]
+    pub fn reads(&self, view: &LiveView) -> bool {
+        std::ptr::eq(self.cache.arc_swap(), &view.current)
+    }
 }
 
 #[cold]

@@ -88,6 +88,9 @@ fn live_view_lookups_allocate_nothing() {
         let mut version = 0u64;
         assert_eq!(unsafe { kr_live_view_publish(live, doc.as_ptr(), doc.len(), &mut version) }, 0);
         let keys: Vec<String> = (0..1000).map(|i| format!("user:{i}")).collect();
+        // A thread's first route registers its reader's destructor (glibc allocates for that).
+        let (mut node, mut v) = (0u32, 0u64);
+        assert_eq!(unsafe { kr_live_view_route(live, keys[0].as_ptr(), keys[0].len(), &mut node, &mut v) }, 0);
         let before = allocations();
         for k in &keys {
             let (mut node, mut v, mut view) = (0u32, 0u64, std::ptr::null_mut());
@@ -114,6 +117,69 @@ fn live_view_lookups_allocate_nothing() {
         assert_eq!(allocations(), before, "a live-view lookup allocated ({doc})");
     }
     unsafe { kr_live_view_free(live) };
+}
+
+/// `kr_live_view_route` reads through a per-thread reader of the last live view it routed
+/// through: switching between live views, publishing, freeing one and creating another (which
+/// may reuse its address) and routing from new threads all give the view in effect's answer.
+#[test]
+fn live_view_route_follows_every_view_and_handle() {
+    use crate::view::{kr_live_view_free, kr_live_view_new, kr_live_view_publish, kr_live_view_route};
+    // Views of `n` nodes named `{tag}0`, `{tag}1`, ...
+    let spec = |(n, tag): (usize, &str)| {
+        let nodes: Vec<String> = (0..n).map(|i| format!(r#"{{"id":"{tag}{i}"}}"#)).collect();
+        format!(r#"{{"algorithm":"ring","nodes":[{}]}}"#, nodes.join(","))
+    };
+    let expected = |view: (usize, &str)| {
+        let r = router(&spec(view));
+        let mut node = 0u32;
+        assert_eq!(unsafe { kr_route(r, b"user:7".as_ptr(), 6, &mut node) }, 0);
+        unsafe { kr_router_free(r) };
+        node
+    };
+    let publish = |live: *mut crate::KrLiveView, view: (usize, &str), version: u64| {
+        let doc = format!(r#"{{"version":{version},"spec":{}}}"#, spec(view));
+        let mut applied = 0u64;
+        assert_eq!(unsafe { kr_live_view_publish(live, doc.as_ptr(), doc.len(), &mut applied) }, 0);
+    };
+    let new_live = |view: (usize, &str), version: u64| {
+        let mut live = std::ptr::null_mut();
+        assert_eq!(unsafe { kr_live_view_new(std::ptr::null(), 0, &mut live) }, 0);
+        publish(live, view, version);
+        live
+    };
+    let route = |live: *mut crate::KrLiveView| {
+        let (mut node, mut version) = (0u32, 0u64);
+        assert_eq!(unsafe { kr_live_view_route(live, b"user:7".as_ptr(), 6, &mut node, &mut version) }, 0);
+        (node, version)
+    };
+    // The views in the order they are routed, each answering differently from the one before,
+    // so that a reader left on the previous view cannot pass.
+    let views = [(3, "a"), (40, "b"), (17, "a"), (5, "c"), (9, "d"), (23, "e")];
+    let owners: Vec<u32> = views.into_iter().map(expected).collect();
+    assert!(owners.windows(2).all(|w| w[0] != w[1]), "{owners:?}");
+    let (a, b) = (new_live(views[0], 1), new_live(views[1], 5));
+    for _ in 0..3 {
+        assert_eq!(route(a), (owners[0], 1));
+        assert_eq!(route(b), (owners[1], 5));
+    }
+    publish(a, views[2], 2);
+    assert_eq!(route(a), (owners[2], 2), "the cached reader follows a publish");
+    unsafe { kr_live_view_free(a) };
+    for (i, &view) in views.iter().enumerate().skip(3) {
+        let c = new_live(view, 1);
+        assert_eq!(route(c), (owners[i], 1), "a live view made after another was freed");
+        unsafe { kr_live_view_free(c) };
+    }
+    let shared = b as usize;
+    let answers: Vec<(u32, u64)> = (0..4)
+        .map(|_| std::thread::spawn(move || route(shared as *mut crate::KrLiveView)))
+        .collect::<Vec<_>>()
+        .into_iter()
+        .map(|t| t.join().expect("a routing thread"))
+        .collect();
+    assert!(answers.iter().all(|&x| x == (owners[1], 5)), "{answers:?}");
+    unsafe { kr_live_view_free(b) };
 }
 
 /// Routing through a transition and routing by hash allocate nothing either, as their docs say
