@@ -1631,7 +1631,7 @@ kr_status kr_live_view_new(const char *limits_json, size_t limits_len, kr_live_v
 /**
  * Releases a live view handle. NULL is ignored. Snapshots loaded from it stay valid, and a
  * watch feeding it keeps its own reference (stop the watch to let the view go), as does each
- * thread's reader of the live view it last routed through (`kr_live_view_route`).
+ * thread that routed through it lately (`kr_live_view_route` keeps a reader of the last four).
  *
  * # Safety
  * `live_view` must be NULL or a live-view handle not released yet, which no other thread is
@@ -1665,11 +1665,11 @@ kr_status kr_live_view_publish(const kr_live_view *live_view,
  * version knows which list the index belongs to (load a `kr_view` to read its ids). Takes no
  * lock, and allocates nothing after a thread's first call.
  *
- * Each thread keeps a reader of the live view it last routed through, which makes the call
- * about as fast as `kr_route`. That reader holds a reference to the live view and to the
- * view it last saw, given back when the thread routes through another live view or exits:
- * so memory of a freed live view can outlive `kr_live_view_free` until then (one live view a
- * thread at most).
+ * Each thread keeps a reader of the last four live views it routed through, which makes the
+ * call about as fast as `kr_route`. A reader holds a reference to its live view and to the
+ * view it last saw, given back once four other live views have taken its place in turn, or
+ * when the thread exits: so memory of a freed live view can outlive `kr_live_view_free` until
+ * then.
  *
  * Errors: `KR_NO_VIEW` before a first view is applied, `KR_INVALID_KEY`, `KR_NULL_POINTER`.
  *

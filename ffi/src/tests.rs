@@ -171,6 +171,31 @@ fn live_view_route_follows_every_view_and_handle() {
         assert_eq!(route(c), (owners[i], 1), "a live view made after another was freed");
         unsafe { kr_live_view_free(c) };
     }
+    // More live views than a thread keeps readers of, routed in turn: each answers for itself.
+    // (Node names picked so that each answers differently from the one before it, the last from
+    // the first.)
+    let tags: Vec<String> = (0..64).map(|i| format!("m{i}-")).collect();
+    let (mut many, mut many_owners): (Vec<(usize, &str)>, Vec<u32>) = (vec![], vec![]);
+    for tag in &tags {
+        let owner = expected((5, tag));
+        if many_owners.last() != Some(&owner) && (many.len() < 5 || many_owners.first() != Some(&owner)) {
+            many.push((5, tag));
+            many_owners.push(owner);
+        }
+        if many.len() == 6 {
+            break;
+        }
+    }
+    assert_eq!(many.len(), 6);
+    let lives: Vec<_> = many.iter().enumerate().map(|(i, &view)| new_live(view, i as u64 + 1)).collect();
+    for _ in 0..3 {
+        for (i, &live) in lives.iter().enumerate() {
+            assert_eq!(route(live), (many_owners[i], i as u64 + 1));
+        }
+    }
+    for live in lives {
+        unsafe { kr_live_view_free(live) };
+    }
     let shared = b as usize;
     let answers: Vec<(u32, u64)> = (0..4)
         .map(|_| std::thread::spawn(move || route(shared as *mut crate::KrLiveView)))

@@ -97,7 +97,7 @@ pub unsafe extern "C" fn kr_live_view_new(
 
 /// Releases a live view handle. NULL is ignored. Snapshots loaded from it stay valid, and a
 /// watch feeding it keeps its own reference (stop the watch to let the view go), as does each
-/// thread's reader of the live view it last routed through (`kr_live_view_route`).
+/// thread that routed through it lately (`kr_live_view_route` keeps a reader of the last four).
 ///
 /// # Safety
 /// `live_view` must be NULL or a live-view handle not released yet, which no other thread is
@@ -142,13 +142,24 @@ pub unsafe extern "C" fn kr_live_view_publish(
     })
 }
 
+/// How many live views a thread keeps a reader of: a thread that routes through a few live
+/// views in turn (a cache pool and a shard map, say) finds each one's reader in place.
+const READERS: usize = 4;
+
+/// A thread's readers of the live views it last routed through, and the one it used last
+/// (looked at first; a new reader takes the slot after it).
+struct Readers {
+    slots: [Option<OwnedViewReader>; READERS],
+    last: usize,
+}
+
 thread_local! {
-    /// This thread's reader of the live view it last routed through with
-    /// `kr_live_view_route`: while that view's pointer stays the same, a route reads it with one
-    /// relaxed load instead of taking and releasing an arc-swap guard (about 10 ns a call). It
-    /// holds one reference to that live view (so no other one can take its address while it is
-    /// cached) and to the view it last saw.
-    static READER: RefCell<Option<OwnedViewReader>> = const { RefCell::new(None) };
+    /// This thread's readers of the live views it last routed through with
+    /// `kr_live_view_route`: while a view's pointer stays the same, a route reads it with one
+    /// relaxed load instead of taking and releasing an arc-swap guard (about 10 ns a call).
+    /// Each holds one reference to its live view (so no other one can take its address while
+    /// it is cached) and to the view it last saw.
+    static READER: RefCell<Readers> = const { RefCell::new(Readers { slots: [const { None }; READERS], last: 0 }) };
 }
 
 /// Calls `f` with the view in effect of `lv` (the handle `ptr`), through this thread's reader.
@@ -162,18 +173,29 @@ unsafe fn with_reader<R>(
     f: impl FnOnce(&ViewState) -> Result<R, Error>,
 ) -> Result<R, Error> {
     let mut f = Some(f);
-    let cached = READER.try_with(|slot| {
-        let mut slot = slot.try_borrow_mut().ok()?;
-        if !slot.as_ref().is_some_and(|reader| reader.reads(lv)) {
-            // SAFETY: `ptr` is a live `Arc::into_raw` reference for this call (the caller's
-            // contract); the reader takes one more, which it gives back when it is dropped.
-            let view = unsafe {
-                Arc::increment_strong_count(ptr);
-                Arc::from_raw(ptr)
-            };
-            *slot = Some(OwnedViewReader::new(view));
-        }
-        Some(slot.as_mut()?.with(f.take()?))
+    let cached = READER.try_with(|readers| {
+        let mut readers = readers.try_borrow_mut().ok()?;
+        let Readers { slots, last } = &mut *readers;
+        let reads = |r: &Option<OwnedViewReader>| r.as_ref().is_some_and(|r| r.reads(lv));
+        let at = match slots.get(*last).is_some_and(reads).then_some(*last) {
+            Some(at) => at,
+            None => match slots.iter().position(reads) {
+                Some(at) => at,
+                None => {
+                    let at = (*last + 1) % READERS;
+                    // SAFETY: `ptr` is a live `Arc::into_raw` reference for this call (the caller's
+                    // contract); the reader takes one more, which it gives back when it is dropped.
+                    let view = unsafe {
+                        Arc::increment_strong_count(ptr);
+                        Arc::from_raw(ptr)
+                    };
+                    *slots.get_mut(at)? = Some(OwnedViewReader::new(view));
+                    at
+                }
+            },
+        };
+        *last = at;
+        Some(slots.get_mut(at)?.as_mut()?.with(f.take()?))
     });
     match (cached, f) {
         (Ok(Some(routed)), _) => routed,
@@ -189,11 +211,11 @@ unsafe fn with_reader<R>(
 /// version knows which list the index belongs to (load a `kr_view` to read its ids). Takes no
 /// lock, and allocates nothing after a thread's first call.
 ///
-/// Each thread keeps a reader of the live view it last routed through, which makes the call
-/// about as fast as `kr_route`. That reader holds a reference to the live view and to the
-/// view it last saw, given back when the thread routes through another live view or exits:
-/// so memory of a freed live view can outlive `kr_live_view_free` until then (one live view a
-/// thread at most).
+/// Each thread keeps a reader of the last four live views it routed through, which makes the
+/// call about as fast as `kr_route`. A reader holds a reference to its live view and to the
+/// view it last saw, given back once four other live views have taken its place in turn, or
+/// when the thread exits: so memory of a freed live view can outlive `kr_live_view_free` until
+/// then.
 ///
 /// Errors: `KR_NO_VIEW` before a first view is applied, `KR_INVALID_KEY`, `KR_NULL_POINTER`.
 ///
