@@ -119,6 +119,9 @@ type Watcher struct {
 // reference to lv. The error is ErrUnknownSource for a URL of no source, ErrInvalidParameter
 // for an option out of range or a bad instance id, ErrIO when the watch cannot start.
 func Watch(url string, lv *LiveView, opts WatchOptions) (*Watcher, error) {
+	if lv == nil {
+		return nil, &Error{Code: CodeNullPointer, Message: "no live view to feed"}
+	}
 	if !lv.h.enter() {
 		return nil, ErrClosed
 	}
