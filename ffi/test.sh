@@ -19,8 +19,9 @@
 #      whole conformance corpus, views (a file and the etcd of step 3), keyroute through JNA
 #      against spymemcached and Guava, and the
 #      spymemcached NodeLocator in a real MemcachedClient against memcached servers it starts;
-#   6. runs the Go package's tests against the install of step 4 (ffi/go/test.sh): its own, the
-#      whole corpus, and gomemcache with keyroute's selector on real memcached;
+#   6. runs the Go package's tests against the install of step 4 (ffi/go/test.sh): its own (views
+#      included: a watched file and an etcd of their own), the whole corpus, and gomemcache with
+#      keyroute's selector on real memcached;
 #   7. runs the PHP package's tests against the same install (ffi/php/test.sh): its own, the
 #      whole corpus, and php-memcached against keyroute's libmemcached presets on real memcached;
 #   8. runs the .NET assembly's tests against the same install (ffi/dotnet/test.sh): its own

@@ -8,7 +8,9 @@
 # least 10x. Prints a Markdown table of medians (ns per key) and ratios (fastest Go ring's time /
 # keyroute's: above 1, keyroute is faster).
 #
-# Usage: ffi/go/bench.sh [-keys N] [-runs N]   (1,000,000 keys, 7 passes by default)
+# With -views: a route through a LiveView (and a View snapshot) against Router.RouteID instead.
+#
+# Usage: ffi/go/bench.sh [-keys N] [-runs N] [-views]   (1,000,000 keys, 7 passes by default)
 set -euo pipefail
 GO_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$GO_DIR/../.." && pwd)"

@@ -93,6 +93,27 @@ func ExampleNewTransition() {
 	// [cache-a cache-b cache-c cache-d] cut over: 137
 }
 
+func ExampleLiveView() {
+	lv, _ := keyroute.NewLiveView(nil)
+	defer lv.Close()
+	version, _ := lv.Publish([]byte(`{"version": 1, "spec": ` + spec + `}`))
+	id, from, _ := lv.RouteString("user:42")
+	fmt.Println(version, id, from)
+
+	// A snapshot keeps its view while a newer one is published.
+	old, _ := lv.Load()
+	defer old.Close()
+	_, _ = lv.Publish([]byte(`{"version": 2, "spec": {"algorithm": "ring", "nodes": [{"id": "cache-a"}, {"id": "cache-d"}]}}`))
+	_, err := lv.Publish([]byte(`{"version": 2, "spec": ` + spec + `}`))
+	fmt.Println(errors.Is(err, keyroute.ErrStaleVersion))
+	id, from, _ = lv.RouteString("user:2")
+	fmt.Println(old.Version(), old.NodeIDs(), "now:", id, from)
+	// Output:
+	// 1 cache-a 1
+	// true
+	// 1 [cache-a cache-b cache-c] now: cache-d 2
+}
+
 func ExampleError() {
 	_, err := keyroute.FromJSON([]byte(`{"algorithm": "ring", "nodes": []}`))
 	fmt.Println(errors.Is(err, keyroute.ErrEmptyTopology), errors.Is(err, keyroute.ErrInvalidSpec))

@@ -299,6 +299,36 @@ func TestClose(t *testing.T) {
 	}
 }
 
+// raceClose runs call 2,000 times on each of 4 goroutines while closeFn closes its handle: every
+// call must either succeed or return ErrClosed (a Close never frees memory a call is using).
+func raceClose(t *testing.T, call func() error, closeFn func()) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 2000; i++ {
+				err := call()
+				if err == keyroute.ErrClosed {
+					return
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	closeFn()
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+}
+
 // A Close that races with routing goroutines never frees memory in use: each call either
 // routes or returns ErrClosed.
 func TestCloseRacesWithCalls(t *testing.T) {
@@ -308,34 +338,17 @@ func TestCloseRacesWithCalls(t *testing.T) {
 			t.Fatal(err)
 		}
 		want, _ := r.Route([]byte("key"))
-		var wg sync.WaitGroup
-		errs := make(chan error, 4)
-		for g := 0; g < 4; g++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for i := 0; i < 2000; i++ {
-					got, err := r.Route([]byte("key"))
-					if err == keyroute.ErrClosed {
-						return
-					}
-					if err != nil || got != want {
-						errs <- fmt.Errorf("route %d, %v", got, err)
-						return
-					}
-					if _, err := r.RouteBatch([]string{"key", "other"}); err != nil && err != keyroute.ErrClosed {
-						errs <- err
-						return
-					}
-				}
-			}()
-		}
-		r.Close()
-		wg.Wait()
-		close(errs)
-		for err := range errs {
-			t.Fatal(err)
-		}
+		raceClose(t, func() error {
+			got, err := r.Route([]byte("key"))
+			if err != nil {
+				return err
+			}
+			if got != want {
+				return fmt.Errorf("route %d, want %d", got, want)
+			}
+			_, err = r.RouteBatch([]string{"key", "other"})
+			return err
+		}, func() { r.Close() })
 	}
 }
 

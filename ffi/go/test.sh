@@ -7,11 +7,13 @@
 # LIBDIR relative to it, default lib); without, the debug build installed into
 # build/ffi/go-prefix first. Steps:
 #
-#   1. installs Debian's Go 1.19, pkg-config, memcached and the peers' Go sources (gomemcache,
+#   1. installs Debian's Go 1.19, pkg-config, memcached, etcd-server (view_test.go starts a member
+#      on free ports of 127.0.0.1 for its watches) and the peers' Go sources (gomemcache,
 #      groupcache: ./debian-sources.sh gives them the go.mod a module replace needs);
 #   2. gofmt and go vet over the package and ffi/go/peers;
 #   3. go test (every method, every error kind by errors.Is, lifetimes, leaks, the godoc
-#      examples, and the whole conformance corpus as installed: `pkg-config --variable=vectorsdir`)
+#      examples, live views, watches of a file and of a real etcd with their census, and the
+#      whole conformance corpus as installed: `pkg-config --variable=vectorsdir`)
 #      linked with the shared library, again with -tags keyroute_static (libkeyroute.a), and the
 #      concurrency tests once more under the race detector;
 #   4. ffi/go/peers: 100,000 keys set through Debian's gomemcache with keyroute's ServerSelector
@@ -41,7 +43,7 @@ pass() { steps_passed=$((steps_passed + 1)); echo "ok: $1"; }
 fail() { steps_failed=$((steps_failed + 1)); echo "FAILED: $1" >&2; }
 
 # ---------------------------------------------------------------- 1. packages
-apt_install golang-go pkg-config memcached
+apt_install golang-go pkg-config memcached etcd-server # etcd: view_test.go starts one for its watches
 "$GO_DIR/debian-sources.sh" >/dev/null
 if [ -z "$prefix" ]; then
   prefix="$ROOT/build/ffi/go-prefix"
@@ -97,9 +99,9 @@ else
   failures "$log"
   fail "go test -tags keyroute_static"
 fi
-if (cd "$GO_DIR" && go test -count=1 -race -run 'CloseRaces|Transition|RouteAgrees|ConsistentHash|ServerSelector' . >"$log" 2>&1); then
+if (cd "$GO_DIR" && go test -count=1 -race -run 'CloseRaces|Transition|RouteAgrees|ConsistentHash|ServerSelector|LiveView|Watch' . >"$log" 2>&1); then
   summary "$log"
-  pass "go test -race (lifetimes, transitions, batches)"
+  pass "go test -race (lifetimes, transitions, batches, live views and watches)"
 else
   failures "$log"
   fail "go test -race"

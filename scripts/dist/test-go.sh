@@ -20,7 +20,7 @@ for f in "$gotar" "$ctar"; do
 done
 # shellcheck source=scripts/lib.sh
 source scripts/lib.sh
-apt_install golang-go pkg-config gcc
+apt_install golang-go pkg-config gcc etcd-server # etcd: the views test starts a member
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -9,7 +9,12 @@
 // measuring thread's CPU time (the goroutine is locked to its thread), as the Java bench's are,
 // so that other load on a shared machine moves them less than wall time.
 //
-// Usage (ffi/go/bench.sh builds it against a release install): bench [-keys N] [-runs N]
+// With -views it measures a route through a live view instead: Router.RouteID against
+// LiveView.RouteString (the id and the version it came from) and View.RouteID on one snapshot
+// a pass, on the same topology in the same passes, alternating; each ratio is the median of
+// the passes' ratios to Router.RouteID.
+//
+// Usage (ffi/go/bench.sh builds it against a release install): bench [-keys N] [-runs N] [-views]
 package main
 
 /*
@@ -96,6 +101,7 @@ var sink int
 func main() {
 	keyCount := flag.Int("keys", 1000000, "keys per pass")
 	runs := flag.Int("runs", 7, "passes per figure (the median is reported)")
+	views := flag.Bool("views", false, "a route through a live view against a plain route")
 	flag.Parse()
 	runtime.LockOSThread()
 	rng := rand.New(rand.NewSource(42))
@@ -117,6 +123,10 @@ func main() {
 		noops = append(noops, noop())
 	}
 	fmt.Printf("cgo call into an empty C function: %.1f ns\n\n", median(noops))
+	if *views {
+		benchViews(keys, *runs)
+		return
+	}
 
 	fmt.Printf("| N | keyroute per call | keyroute batched | groupcache consistenthash | plain Go sorted ring | fastest Go / per call | fastest Go / batched |\n")
 	fmt.Printf("|---|---|---|---|---|---|---|\n")
@@ -198,4 +208,79 @@ func main() {
 	}
 	fmt.Printf("\n(points per node: keyroute's ring default; the Go rings get as many. Ratios above 1: keyroute is faster.)\n")
 	_ = sink
+}
+
+// benchViews times Router.RouteID, LiveView.RouteString and View.RouteID (one snapshot a pass)
+// on rings of 10 and 1000 nodes, alternating within each pass, and prints their medians and
+// the median of the passes' ratios to Router.RouteID.
+func benchViews(keys []string, runs int) {
+	fmt.Printf("| N | Router.RouteID | LiveView.RouteString | ratio | View.RouteID (a snapshot a pass) | ratio |\n")
+	fmt.Printf("|---|---:|---:|---:|---:|---:|\n")
+	for _, n := range []int{10, 1000} {
+		spec := keyroute.Spec{Algorithm: "ring"}
+		for i := 0; i < n; i++ {
+			spec.Nodes = append(spec.Nodes, keyroute.Node{ID: "cache-" + strconv.Itoa(i)})
+		}
+		r, err := keyroute.New(spec)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		canonical, _ := r.CanonicalJSON()
+		lv, err := keyroute.NewLiveView(nil)
+		if err == nil {
+			_, err = lv.Publish([]byte(`{"version":1,"spec":` + canonical + `}`))
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		impls := []func() int{
+			func() int {
+				s := 0
+				for _, k := range keys {
+					id, _ := r.RouteID(k)
+					s += len(id)
+				}
+				return s
+			},
+			func() int {
+				s := 0
+				for _, k := range keys {
+					id, _, _ := lv.RouteString(k)
+					s += len(id)
+				}
+				return s
+			},
+			func() int {
+				v, err := lv.Load()
+				if err != nil {
+					return 0
+				}
+				s := 0
+				for _, k := range keys {
+					id, _ := v.RouteID(k)
+					s += len(id)
+				}
+				v.Close()
+				return s
+			},
+		}
+		times := make([][]float64, len(impls))
+		ratios := make([][]float64, len(impls))
+		for run := 0; run < runs; run++ {
+			for i, f := range impls {
+				start := C.krbench_thread_ns()
+				sink += f()
+				times[i] = append(times[i], float64(C.krbench_thread_ns()-start)/float64(len(keys)))
+			}
+			for i := range impls {
+				ratios[i] = append(ratios[i], times[i][run]/times[0][run])
+			}
+		}
+		fmt.Printf("| %d | %.1f | %.1f | %.2f× | %.1f | %.2f× |\n", n, median(times[0]), median(times[1]), median(ratios[1]), median(times[2]), median(ratios[2]))
+		lv.Close()
+		r.Close()
+	}
+	fmt.Printf("\n(ring, CPU ns per key; ratios: the live route's time over Router.RouteID's in the same pass, median of the passes.)\n")
 }
