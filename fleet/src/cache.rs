@@ -66,11 +66,23 @@ pub struct Listed {
     pub size: u64,
 }
 
+/// How an [`Item`]'s value is held.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Encoding {
+    /// The value's own bytes: every memcached item, and Redis strings.
+    Plain,
+    /// A Redis `DUMP` payload (a key of any other type, with its checksum), which only
+    /// `RESTORE` reads.
+    Dump,
+}
+
 /// A value read for copying, with what must travel with it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Item {
-    /// memcached: the value; Redis: the `DUMP` payload (any type, with its checksum).
+    /// The value, held as [`Item::encoding`] says.
     pub value: Vec<u8>,
+    /// Whether `value` is the value itself or a Redis `DUMP` payload.
+    pub encoding: Encoding,
     /// Remaining time to live in milliseconds (memcached counts whole seconds); `None` when the
     /// key never expires. Never 0: a key with no time left is reported as absent.
     pub ttl_ms: Option<u64>,
@@ -164,6 +176,11 @@ impl Conn {
     /// An `io` error about this node.
     pub(crate) fn error(&self, what: impl std::fmt::Display) -> Error {
         Error::new(ErrorCode::Io, format!("{}: {what}", self.label))
+    }
+
+    /// Queues formatted text for the next [`Conn::flush`] (no allocation).
+    pub(crate) fn write_fmt(&mut self, text: std::fmt::Arguments<'_>) -> Result<()> {
+        self.writer.write_fmt(text).map_err(|e| self.error(format_args!("write failed: {e}")))
     }
 
     /// Queues bytes for the next [`Conn::flush`].

@@ -22,7 +22,7 @@ pub mod migrate;
 pub mod redis;
 pub mod source;
 
-pub use cache::{Added, Backend, Cache, Item, Listed};
+pub use cache::{Added, Backend, Cache, Encoding, Item, Listed};
 pub use etcd::EtcdSource;
 pub use file::FileSource;
 pub use source::{Event, Source, Stored, Watch, WatchOptions};

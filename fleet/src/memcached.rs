@@ -26,7 +26,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use keyroute_bindings::Result;
 
 use crate::addr::NodeAddr;
-use crate::cache::{Added, Cache, Conn, Item, Listed, number, signed};
+use crate::cache::{Added, Cache, Conn, Encoding, Item, Listed, number, signed};
 
 /// Requests per pipelined round. Each round is written whole before its replies are read,
 /// which cannot stall: reads are small requests (only their replies carry values), and the
@@ -211,6 +211,7 @@ impl Cache for Memcached {
                     0 => None,
                     t => Some(Item {
                         value,
+                        encoding: Encoding::Plain,
                         ttl_ms: u64::try_from(t).ok().map(|s| s.saturating_mul(1000)),
                         flags: header.flags,
                         cas: header.cas,
