@@ -17,7 +17,7 @@ use keyroute_fleet::audit::Inventory;
 use keyroute_fleet::memcached::Memcached;
 use keyroute_fleet::migrate::{self, MovePlan, Options};
 use keyroute_fleet::redis::{Redis, Reply};
-use keyroute_fleet::{Backend, Cache};
+use keyroute_fleet::{Backend, Cache, Encoding};
 use serde_json::Value;
 use servers::{Server, spec};
 
@@ -426,7 +426,8 @@ fn redis_migration_keeps_ttls_and_never_overwrites() {
     assert_eq!((r["copied"].as_u64(), r["deleted"].as_u64()), (Some(0), Some(moved.len() as u64)));
     let audit = keyroute(&["audit", s(&fleet.b_path), "--backend", "redis"]);
     assert_eq!(audit.status.code(), Some(0), "{}", String::from_utf8_lossy(&audit.stdout));
-    // The delete compares the DUMP payload: a value a client wrote after the read is kept.
+    // The delete compares what was read (a string's value, another type's DUMP payload): a
+    // value a client wrote after the read is kept, as is a key that has become another type.
     let changed = moved[7].clone();
     let mut old = Redis::connect(&fleet.server(&fleet.a_owner(&changed)).addr()).unwrap();
     old.command(&[b"SET", &changed, b"read"]).unwrap();
@@ -434,7 +435,20 @@ fn redis_migration_keeps_ttls_and_never_overwrites() {
     old.command(&[b"SET", &changed, b"written after the read"]).unwrap();
     assert_eq!(fleet.cache(&fleet.a_owner(&changed)).delete(&[(&changed, &item)]).unwrap(), [false]);
     assert_eq!(old.command(&[b"GET", &changed]).unwrap(), Reply::Bulk(Some(b"written after the read".to_vec())));
+    old.command(&[b"DEL", &changed]).unwrap();
+    old.command(&[b"HSET", &changed, b"f", b"read"]).unwrap();
+    assert_eq!(fleet.cache(&fleet.a_owner(&changed)).delete(&[(&changed, &item)]).unwrap(), [false]);
+    assert_eq!(old.command(&[b"HGET", &changed, b"f"]).unwrap(), Reply::Bulk(Some(b"read".to_vec())));
+    old.command(&[b"DEL", &changed]).unwrap();
     old.command(&[b"SET", &changed, b"read"]).unwrap();
+    assert_eq!(fleet.cache(&fleet.a_owner(&changed)).delete(&[(&changed, &item)]).unwrap(), [true]);
+    // A hash is read as its DUMP payload and deleted only while that is unchanged.
+    old.command(&[b"HSET", &changed, b"f", b"v"]).unwrap();
+    let item = fleet.cache(&fleet.a_owner(&changed)).fetch(&[&changed]).unwrap().pop().unwrap().unwrap();
+    assert_eq!(item.encoding, Encoding::Dump);
+    old.command(&[b"HSET", &changed, b"g", b"w"]).unwrap();
+    assert_eq!(fleet.cache(&fleet.a_owner(&changed)).delete(&[(&changed, &item)]).unwrap(), [false]);
+    old.command(&[b"HDEL", &changed, b"g"]).unwrap();
     assert_eq!(fleet.cache(&fleet.a_owner(&changed)).delete(&[(&changed, &item)]).unwrap(), [true]);
 }
 

@@ -231,7 +231,9 @@ impl Cache for Redis {
         for round in keys.chunks(ROUND) {
             let commands: Vec<Vec<&[u8]>> = round
                 .iter()
-                .flat_map(|&key| [vec![&b"MULTI"[..]], vec![&b"PTTL"[..], key], vec![&b"GET"[..], key], vec![&b"EXEC"[..]]])
+                .flat_map(|&key| {
+                    [vec![&b"MULTI"[..]], vec![&b"PTTL"[..], key], vec![&b"GET"[..], key], vec![&b"EXEC"[..]]]
+                })
                 .collect();
             // MULTI's `+OK` and the two `+QUEUED` are skipped: a command refused while queued
             // makes EXEC answer `EXECABORT`, which is an unexpected reply below.
