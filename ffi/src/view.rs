@@ -162,6 +162,36 @@ thread_local! {
     static READER: RefCell<Readers> = const { RefCell::new(Readers { slots: [const { None }; READERS], last: 0 }) };
 }
 
+/// The slot of this thread's reader of `lv`, made in the slot after the last used one when
+/// there is none (and `*last` set to it).
+///
+/// # Safety
+/// `ptr` must be the live-view handle `lv` was read from, alive for this call.
+#[cold]
+#[inline(never)]
+unsafe fn find_or_add(
+    slots: &mut [Option<OwnedViewReader>; READERS],
+    last: &mut usize,
+    ptr: *const LiveView,
+    lv: &LiveView,
+) -> usize {
+    let at = slots.iter().position(|r| r.as_ref().is_some_and(|r| r.reads(lv))).unwrap_or_else(|| {
+        let at = (*last + 1) % READERS;
+        // SAFETY: `ptr` is a live `Arc::into_raw` reference for this call (the caller's contract);
+        // the reader takes one more, which it gives back when it is dropped.
+        let view = unsafe {
+            Arc::increment_strong_count(ptr);
+            Arc::from_raw(ptr)
+        };
+        if let Some(slot) = slots.get_mut(at) {
+            *slot = Some(OwnedViewReader::new(view));
+        }
+        at
+    });
+    *last = at;
+    at
+}
+
 /// Calls `f` with the view in effect of `lv` (the handle `ptr`), through this thread's reader.
 ///
 /// # Safety
@@ -176,25 +206,14 @@ unsafe fn with_reader<R>(
     let cached = READER.try_with(|readers| {
         let mut readers = readers.try_borrow_mut().ok()?;
         let Readers { slots, last } = &mut *readers;
-        let reads = |r: &Option<OwnedViewReader>| r.as_ref().is_some_and(|r| r.reads(lv));
-        let at = match slots.get(*last).is_some_and(reads).then_some(*last) {
-            Some(at) => at,
-            None => match slots.iter().position(reads) {
-                Some(at) => at,
-                None => {
-                    let at = (*last + 1) % READERS;
-                    // SAFETY: `ptr` is a live `Arc::into_raw` reference for this call (the caller's
-                    // contract); the reader takes one more, which it gives back when it is dropped.
-                    let view = unsafe {
-                        Arc::increment_strong_count(ptr);
-                        Arc::from_raw(ptr)
-                    };
-                    *slots.get_mut(at)? = Some(OwnedViewReader::new(view));
-                    at
-                }
-            },
-        };
-        *last = at;
+        // The hot path: the live view this thread used last.
+        if let Some(Some(reader)) = slots.get_mut(*last)
+            && reader.reads(lv)
+        {
+            return Some(reader.with(f.take()?));
+        }
+        // SAFETY: the caller's contract, passed on.
+        let at = unsafe { find_or_add(slots, last, ptr, lv) };
         Some(slots.get_mut(at)?.as_mut()?.with(f.take()?))
     });
     match (cached, f) {
