@@ -271,8 +271,10 @@ pub(crate) mod tests {
         let e = conn.read_line().unwrap_err();
         assert_eq!(e.code(), ErrorCode::Io);
         assert!(e.message().contains("node evil") && e.message().contains("longer than 65536"), "{e}");
-        // What was read is bounded by the limit, not by what the server sent.
-        assert!(conn.line.capacity() < 2 * MAX_LINE, "{}", conn.line.capacity());
+        // What was read is bounded by the limit, not by what the server sent (4 × the limit):
+        // at most one doubling past the limit's MAX_LINE + 2 bytes, however the bytes arrived
+        // (one read leaves an exact capacity, several a doubled one: 131,072 seen in CI).
+        assert!(conn.line.capacity() <= 2 * (MAX_LINE + 2), "{}", conn.line.capacity());
     }
 
     #[test]
