@@ -156,7 +156,11 @@ else
 fi
 
 # The suppression file names the one allocation of Rust's standard library valgrind misreads.
-VALGRIND=(valgrind -q --error-exitcode=1 --leak-check=full --suppressions="$FFI/tests/valgrind.supp")
+# valgrind runs a program's threads one at a time, and by default hands its lock to whichever
+# thread takes it first: test_threads' readers, which loop until the writer is done, once kept
+# the writer waiting for 685 s of a cold run (10 s usually). --fair-sched=yes hands it over in
+# turn.
+VALGRIND=(valgrind -q --error-exitcode=1 --leak-check=full --fair-sched=yes --suppressions="$FFI/tests/valgrind.supp")
 args_for() { # test, mode (valgrind, asan, native)
   case "$1:$2" in
     conformance:*) echo "$VECTORS" ;;
