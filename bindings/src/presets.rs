@@ -130,6 +130,33 @@ fn python_memcached(p: &mut PythonMemcachedParams, t: keyroute::Topology) -> Res
     Ok(presets::python_memcached(t, &dead)?)
 }
 
+/// gomemcache's `ServerList` (Go, `memcache.New(servers...)`): `crc32.ChecksumIEEE(key) %
+/// servers`, node ids the server strings in order, a weight of w meaning the server is listed w
+/// times in a row. Keys the client calls malformed (over 250 bytes, or a byte outside `!`..`~`)
+/// are refused.
+#[derive(Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+#[serde(deny_unknown_fields)]
+struct GomemcacheParams {}
+
+/// groupcache's `consistenthash.Map` (Go; the ring `HTTPPool` picks peers with): `replicas`
+/// points per peer named `strconv.Itoa(i) + id`, CRC-32 (IEEE) points and keys, the first
+/// point at or above the key's hash, the peer added last winning equal points.
+#[derive(Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+#[serde(deny_unknown_fields)]
+struct GroupcacheParams {
+    /// Points per peer: `consistenthash.New`'s first argument (`HTTPPoolOptions.Replicas`, whose
+    /// 0 means 50).
+    #[serde(default = "groupcache_replicas")]
+    #[cfg_attr(feature = "schema", schemars(range(min = 1)))]
+    replicas: u32,
+}
+
+fn groupcache_replicas() -> u32 {
+    presets::GROUPCACHE_DEFAULT_REPLICAS
+}
+
 /// `Math.floorMod(key.hashCode(), n)` in Java, over nodes in order (keys as Java strings).
 #[derive(Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
@@ -360,7 +387,7 @@ struct PymemcacheParams {
 const SERVERS: &[NodeField] = &[Id, Host, Port, Weight];
 
 /// The peer presets, in the order docs list them.
-pub(crate) static ALGORITHMS: [Algorithm; 16] = [
+pub(crate) static ALGORITHMS: [Algorithm; 18] = [
     Algorithm {
         name: "libmemcached",
         class_name: "Libmemcached",
@@ -533,6 +560,30 @@ pub(crate) static ALGORITHMS: [Algorithm; 16] = [
         #[cfg(feature = "schema")]
         schema: schema_of::<PythonMemcachedParams>,
         build: |spec, t| build_with(spec, t, python_memcached),
+    },
+    Algorithm {
+        name: "gomemcache",
+        class_name: "Gomemcache",
+        kind: Kind::Preset { peer: "gomemcache ServerList (Go)" },
+        nodes: NodeForm::Nodes,
+        node_fields: &[Id, Weight],
+        keywords: &[],
+        example: r#"{"algorithm":"gomemcache","nodes":[{"id":"10.0.1.1:11211"},{"id":"10.0.1.2:11211"},{"id":"10.0.1.3:11211"}]}"#,
+        #[cfg(feature = "schema")]
+        schema: schema_of::<GomemcacheParams>,
+        build: |spec, t| build_with(spec, t, |_: &mut GomemcacheParams, t| Ok(presets::gomemcache(t)?)),
+    },
+    Algorithm {
+        name: "groupcache",
+        class_name: "Groupcache",
+        kind: Kind::Preset { peer: "groupcache consistenthash.Map (Go)" },
+        nodes: NodeForm::Nodes,
+        node_fields: &[Id, Zone],
+        keywords: &[],
+        example: r#"{"algorithm":"groupcache","nodes":[{"id":"http://10.0.1.1:8000"},{"id":"http://10.0.1.2:8000"},{"id":"http://10.0.1.3:8000"}]}"#,
+        #[cfg(feature = "schema")]
+        schema: schema_of::<GroupcacheParams>,
+        build: |spec, t| build_with(spec, t, |p: &mut GroupcacheParams, t| Ok(presets::groupcache(t, p.replicas)?)),
     },
     Algorithm {
         name: "java-hashcode",

@@ -3,8 +3,10 @@
 
 Usage: write_docs.py < docs.jsonl. Each document is a vector file (`id`, `description`,
 `provenance`, `spec`) whose cases carry the key as `hex`; this turns it into `key` or `key_hex`
-(vecio.key_field) and writes conformance/vectors/v1/<id>.json in the corpus layout. Used by
-the Ruby captures (dalli/, redis-rb-distributed/), whose JSON library cannot write that layout.
+(vecio.key_field) and writes conformance/vectors/v1/<id>.json in the corpus layout. A case
+carries `node`, or `error` and `code` for a key the peer refuses. Used by the Ruby captures
+(dalli/, redis-rb-distributed/) and the Go ones (gomemcache/, groupcache/), whose JSON
+libraries cannot write that layout.
 """
 import json
 import os
@@ -24,7 +26,10 @@ def main():
         for c in doc["cases"]:
             case = {"id": c["id"]}
             case.update(vecio.key_field(bytes.fromhex(c["hex"])))
-            case["node"] = c["node"]
+            if "error" in c:
+                case["error"], case["code"] = c["error"], c["code"]
+            else:
+                case["node"] = c["node"]
             cases.append(case)
         doc["cases"] = cases
         vecio.write_vector(os.path.join(OUT, doc["id"] + ".json"), doc)

@@ -259,6 +259,7 @@ pub fn method(router: &Router) -> Method {
         Router::Slots(s) if matches!(s.slot_fn(), crate::SlotFn::Hash { .. }) => Method::Exact,
         Router::Slots(_) | Router::Preset(PresetRouter::RedisCluster(_)) => Method::SlotShare,
         Router::Rendezvous(_) | Router::Jump(_) | Router::Modulo(_) => Method::Expected,
+        Router::Preset(PresetRouter::Modulo(m)) if m.residue_owners().is_some() => Method::Exact,
         _ => Method::Sampled { keys: SAMPLE_KEYS },
     }
 }
@@ -287,6 +288,19 @@ pub fn ownership(router: &Router) -> Ownership {
         Router::Preset(PresetRouter::RedisCluster(r)) => slot_shares(r.slots().owners(), n),
         Router::Rendezvous(_) => Ownership { shares: weight_shares(), method: Method::Expected },
         Router::Jump(_) | Router::Modulo(_) => Ownership { shares: vec![1.0 / n as f64; n], method: Method::Expected },
+        Router::Preset(PresetRouter::Modulo(m)) if let Some(owners) = m.residue_owners() => {
+            // Of the 2^32 CRC-32 values, residue r of `owners.len()` takes the values below 2^32
+            // that leave it: exact, whatever the server list's length.
+            let (space, residues) = (1u64 << 32, owners.len().max(1) as u64);
+            let mut shares = vec![0.0; n];
+            for (r, &o) in owners.iter().enumerate() {
+                let count = space / residues + u64::from(space % residues > r as u64);
+                if let Some(s) = shares.get_mut(o as usize) {
+                    *s += count as f64 / space as f64;
+                }
+            }
+            Ownership { shares, method: Method::Exact }
+        }
         _ => {
             let mut counts = vec![0u32; n];
             let mut key = [0u8; 14];
@@ -390,27 +404,37 @@ fn modulo_segments_diff(a: &Router, b: &Router, moved_pair: &impl Fn(u32, u32) -
         (other, Router::Preset(PresetRouter::Modulo(m))) => (m, segments(other)?, true),
         _ => return None,
     };
-    let crate::presets::ModuloRule::Libmemcached(h) = modulo.rule() else { return None };
-    // CRC's 15-bit values do not cover the 32-bit space the pieces measure.
-    if h == crate::presets::LibmemcachedHash::Crc || seg.bits != 32 || seg.key_hash != h.key_hash() {
+    // The key hash, and the node of each residue where it is not the residue itself (a server
+    // listed once per unit of weight).
+    let (key_hash, residue_owners) = match modulo.rule() {
+        // CRC's 15-bit values do not cover the 32-bit space the pieces measure.
+        crate::presets::ModuloRule::Libmemcached(h) if h != crate::presets::LibmemcachedHash::Crc => {
+            (h.key_hash(), None)
+        }
+        crate::presets::ModuloRule::Gomemcache => (KeyHash::Crc32, modulo.residue_owners()),
+        _ => return None,
+    };
+    if seg.bits != 32 || seg.key_hash != key_hash {
         return None;
     }
     let n = modulo.topology().len();
+    let residues = residue_owners.map_or(n, <[u32]>::len);
     let m = seg.starts.iter().map(|&(_, o)| o as usize + 1).max()?;
-    if n.checked_mul(m)? > MAX_EXPECTED_FLOWS || n.checked_mul(seg.starts.len())? > MAX_EXPECTED_FLOWS {
+    if n.checked_mul(m)? > MAX_EXPECTED_FLOWS || residues.checked_mul(seg.starts.len())? > MAX_EXPECTED_FLOWS {
         return None;
     }
     let end = 1u128 << seg.bits;
-    let n128 = n as u128;
+    let r128 = residues as u128;
     // Hashes below x with residue r.
-    let below = |x: u128, r: u128| x / n128 + u128::from(x % n128 > r);
+    let below = |x: u128, r: u128| x / r128 + u128::from(x % r128 > r);
     let mut matrix = vec![0u128; n * m];
     for (k, &(start, owner)) in seg.starts.iter().enumerate() {
         let stop = seg.starts.get(k + 1).map_or(end, |&(next, _)| u128::from(next));
         let start = u128::from(start);
-        for r in 0..n {
+        for r in 0..residues {
             let count = below(stop, r as u128) - below(start, r as u128);
-            if let Some(cell) = matrix.get_mut(r * m + owner as usize) {
+            let from = residue_owners.map_or(Some(r), |o| o.get(r).map(|&node| node as usize));
+            if let Some(cell) = from.and_then(|from| matrix.get_mut(from * m + owner as usize)) {
                 *cell += count;
             }
         }

@@ -77,6 +77,7 @@ impl Router {
 
     fn weights(&self) -> Weights {
         match self {
+            Self::Ring(r) if r.refuses_weights() => Weights::Refused,
             Self::Ring(_) | Self::Rendezvous(_) | Self::Maglev(_) => Weights::Honoured,
             Self::Slots(s) if s.by_weight() => Weights::Honoured,
             Self::Slots(_) => Weights::Ignored,
@@ -85,7 +86,9 @@ impl Router {
                 PresetRouter::TextRing(_) | PresetRouter::Nginx(_) | PresetRouter::Twemproxy(_) => Weights::Honoured,
                 PresetRouter::Pymemcache(_) | PresetRouter::RedisRb(_) => Weights::Refused,
                 PresetRouter::RedisCluster(_) => Weights::Ignored,
-                PresetRouter::Modulo(m) if matches!(m.rule(), ModuloRule::PythonMemcached) => Weights::Honoured,
+                PresetRouter::Modulo(m) if matches!(m.rule(), ModuloRule::PythonMemcached | ModuloRule::Gomemcache) => {
+                    Weights::Honoured
+                }
                 PresetRouter::Modulo(_) | PresetRouter::Phpredis(_) => Weights::Refused,
             },
         }

@@ -23,6 +23,8 @@
 //! | [`pymemcache_rendezvous`] | pymemcache 4 `RendezvousHash` | [`PresetRouter::Pymemcache`] |
 //! | [`libmemcached_modula`] | libmemcached `MODULA` (pylibmc's default distribution) | [`PresetRouter::Modulo`] |
 //! | [`python_memcached`] | python-memcached 1.x server selection, dead servers included | [`PresetRouter::Modulo`] |
+//! | [`gomemcache`] | gomemcache `ServerList` (Go): `crc32(key) % servers` | [`PresetRouter::Modulo`] |
+//! | [`groupcache`] | groupcache `consistenthash.Map` (Go), as `HTTPPool` uses it | [`Router::Ring`] |
 //! | [`java_hashcode_modulo`] | `Math.floorMod(key.hashCode(), n)` in Java | [`PresetRouter::Modulo`] |
 //! | [`phpredis_array`] | phpredis 5.3 `RedisArray`, default and `consistent`, each `algorithm` | [`PresetRouter::Phpredis`] |
 //!
@@ -42,6 +44,7 @@ use alloc::vec::Vec;
 use crate::{BatchError, Error, Node, Result, Ring, Router, Topology};
 
 mod dalli;
+mod groupcache;
 mod guava;
 mod jump;
 mod libmemcached;
@@ -58,13 +61,15 @@ mod twemproxy;
 mod uhashring;
 
 pub use dalli::{DALLI_POINTS_PER_SERVER, dalli};
+pub use groupcache::{GROUPCACHE_DEFAULT_REPLICAS, groupcache};
 pub use guava::{GuavaKey, guava};
 pub use jump::jump;
 pub use libmemcached::{
     LibmemcachedDistribution, LibmemcachedHash, LibmemcachedOptions, libmemcached, libmemcached_within,
 };
 pub use modulo::{
-    ModuloRule, PYTHON_MEMCACHED_RETRIES, PeerModulo, java_hashcode_modulo, libmemcached_modula, python_memcached,
+    GOMEMCACHE_MAX_KEY, ModuloRule, PYTHON_MEMCACHED_RETRIES, PeerModulo, gomemcache, java_hashcode_modulo,
+    libmemcached_modula, python_memcached,
 };
 pub use nginx::{Nginx, nginx};
 pub use npm_hashring::{NpmHashringOptions, npm_hashring};
@@ -369,6 +374,8 @@ mod tests {
             phpredis_array(t(), PhpredisOptions { consistent: true, hash: PhpredisHash::Md5 }).unwrap(),
             dalli(t()).unwrap(),
             redis_rb_distributed(t(), RedisRbOptions::default()).unwrap(),
+            gomemcache(t()).unwrap(),
+            groupcache(t(), GROUPCACHE_DEFAULT_REPLICAS).unwrap(),
         ]
     }
 

@@ -1,6 +1,7 @@
 //! `hash % n` as the clients people migrate away from compute it: libmemcached's `MODULA`
 //! distribution (pylibmc's default), python-memcached's server selection (CRC32 buckets, with
-//! its rehash past dead servers), and Java's `Math.floorMod(key.hashCode(), n)`.
+//! its rehash past dead servers), gomemcache's `ServerList` (Go), and Java's
+//! `Math.floorMod(key.hashCode(), n)`.
 
 use alloc::vec::Vec;
 
@@ -18,7 +19,13 @@ pub enum ModuloRule {
     PythonMemcached,
     /// `Math.floorMod(key.hashCode(), n)` over the key as a Java `String` (UTF-16 code units).
     JavaHashCode,
+    /// gomemcache's `ServerList`: `crc32.ChecksumIEEE(key) % servers`, a server listed once per
+    /// unit of weight; keys its `Client` refuses as malformed are refused.
+    Gomemcache,
 }
+
+/// The longest key gomemcache's `Client` sends (`legalKey`); longer ones are malformed.
+pub const GOMEMCACHE_MAX_KEY: usize = 250;
 
 /// How many times python-memcached looks for a live server (`Client._SERVER_RETRIES`).
 pub const PYTHON_MEMCACHED_RETRIES: u32 = 10;
@@ -28,13 +35,13 @@ pub const PYTHON_MEMCACHED_RETRIES: u32 = 10;
 /// Keys the peer cannot take are refused with [`Error::InvalidKey`]: for
 /// [`ModuloRule::JavaHashCode`] a key that is not UTF-8 (Java hashes strings); for
 /// [`ModuloRule::PythonMemcached`] a key whose every try lands on a dead server (the client
-/// finds no server for it).
+/// finds no server for it); for [`ModuloRule::Gomemcache`] a key the client calls malformed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PeerModulo {
     topology: Topology,
     rule: ModuloRule,
-    /// python-memcached's bucket list (node indices, each repeated `weight` times); empty for
-    /// the other rules, which take `n` from the topology.
+    /// python-memcached's and gomemcache's bucket list (node indices, each repeated `weight`
+    /// times); empty for the other rules, which take `n` from the topology.
     buckets: Vec<u32>,
     /// Per node: marked dead (python-memcached only).
     dead: Vec<bool>,
@@ -62,7 +69,23 @@ impl PeerModulo {
                 Ok(code.rem_euclid(n as i32) as u32)
             }
             ModuloRule::PythonMemcached => self.python_memcached(key),
+            ModuloRule::Gomemcache => {
+                if !gomemcache_legal(key) {
+                    return Err(Error::InvalidKey(
+                        "gomemcache refuses the key as malformed: over 250 bytes, or a byte outside '!'..='~'",
+                    ));
+                }
+                // One server gets every key unhashed, which `% 1` also gives.
+                let len = self.buckets.len().max(1) as u32;
+                Ok(self.buckets.get((hash::crc32(key) % len) as usize).copied().unwrap_or(0))
+            }
         }
+    }
+
+    /// The node each residue of the key hash goes to, for a rule with a bucket list
+    /// (gomemcache's; python-memcached's rehash makes its own); `None` otherwise.
+    pub(crate) fn residue_owners(&self) -> Option<&[u32]> {
+        matches!(self.rule, ModuloRule::Gomemcache).then_some(&self.buckets[..])
     }
 
     /// python-memcached's `_get_server`: the bucket of the key's hash; if its server is dead,
@@ -109,6 +132,11 @@ impl PeerModulo {
     pub fn is_dead(&self, index: u32) -> bool {
         self.dead.get(index as usize).copied().unwrap_or(false)
     }
+}
+
+/// gomemcache's `legalKey`: at most 250 bytes, each one printable ASCII other than space.
+fn gomemcache_legal(key: &[u8]) -> bool {
+    key.len() <= GOMEMCACHE_MAX_KEY && key.iter().all(|&b| (b'!'..=b'~').contains(&b))
 }
 
 /// python-memcached's `cmemcache_hash`: `((crc32(key) & 0xffffffff) >> 16) & 0x7fff`.
@@ -177,17 +205,10 @@ fn uniform(topology: Topology, rule: ModuloRule) -> Result<Router> {
 /// budget; [`Error::InvalidParameter`] for a dead index out of range, or when every server
 /// with a bucket is dead.
 pub fn python_memcached(topology: Topology, dead: &[u32]) -> Result<Router> {
-    topology.budget().check_table(topology.total_weight())?;
+    let buckets = weight_buckets(&topology)?;
     let mut is_dead = crate::budget::try_vec(topology.len(), false)?;
     for &d in dead {
         *is_dead.get_mut(d as usize).ok_or(Error::InvalidParameter("a dead server is not in the topology"))? = true;
-    }
-    let mut buckets = Vec::new();
-    buckets.try_reserve_exact(topology.total_weight() as usize).map_err(|_| Error::OutOfMemory)?;
-    for (i, node) in topology.nodes().iter().enumerate() {
-        for _ in 0..node.weight() {
-            buckets.push(i as u32);
-        }
     }
     if buckets.iter().all(|&b| is_dead.get(b as usize).copied().unwrap_or(true)) {
         return Err(Error::InvalidParameter("every python-memcached server with a bucket is dead"));
@@ -198,6 +219,37 @@ pub fn python_memcached(topology: Topology, dead: &[u32]) -> Result<Router> {
         buckets,
         dead: is_dead,
     })))
+}
+
+/// gomemcache's `ServerList` under its `Client`: `SetServers` with each node listed `weight`
+/// times in a row (its doc: "a server is given more weight if it's listed multiple times"),
+/// and `PickServer`'s `crc32.ChecksumIEEE(key) % len(servers)`.
+///
+/// Keys the `Client` calls malformed (`ErrMalformedKey`, before any server is picked) are
+/// refused: more than 250 bytes, or any byte that is a space, a control byte or past `~`.
+/// `PickServer` hashes at most the key's first 256 bytes, which the 250-byte limit makes
+/// unreachable through the client.
+///
+/// # Errors
+/// [`Error::TableSizeOutOfRange`] when the server list (the total weight) passes the
+/// topology's budget.
+pub fn gomemcache(topology: Topology) -> Result<Router> {
+    let buckets = weight_buckets(&topology)?;
+    let dead = crate::budget::try_vec(topology.len(), false)?;
+    Ok(Router::Preset(PresetRouter::Modulo(PeerModulo { topology, rule: ModuloRule::Gomemcache, buckets, dead })))
+}
+
+/// Node indices in order, each repeated once per unit of weight (weight 0: not listed).
+fn weight_buckets(topology: &Topology) -> Result<Vec<u32>> {
+    topology.budget().check_table(topology.total_weight())?;
+    let mut buckets = Vec::new();
+    buckets.try_reserve_exact(topology.total_weight() as usize).map_err(|_| Error::OutOfMemory)?;
+    for (i, node) in topology.nodes().iter().enumerate() {
+        for _ in 0..node.weight() {
+            buckets.push(i as u32);
+        }
+    }
+    Ok(buckets)
 }
 
 #[cfg(test)]
@@ -259,6 +311,26 @@ mod tests {
     }
 
     #[test]
+    fn gomemcache_rules() {
+        // crc32.ChecksumIEEE("foo") = 0x8c736521.
+        let r = gomemcache(nodes(&[1, 1, 1])).unwrap();
+        assert_eq!(r.route(b"foo").unwrap(), 0x8c73_6521 % 3);
+        // A server listed twice in a row: [n0, n1, n1].
+        let r = gomemcache(nodes(&[1, 2])).unwrap();
+        assert_eq!(r.route(b"foo").unwrap(), [0, 1, 1][0x8c73_6521 % 3]);
+        assert_eq!(r.capabilities().weights, crate::Weights::Honoured);
+        for bad in [&b"a b"[..], b"\x7f", "\u{e9}".as_bytes(), &[b'k'; 251]] {
+            assert!(matches!(r.route(bad), Err(Error::InvalidKey(_))), "{bad:?}");
+        }
+        assert!(r.route(&[b'k'; 250]).is_ok());
+        // The empty key is legal to gomemcache: crc32 0, the first server.
+        assert_eq!(r.route(b"").unwrap(), 0);
+        // Weight 0: not listed.
+        let r = gomemcache(nodes(&[0, 1])).unwrap();
+        assert!((0..50u32).all(|i| r.route(alloc::format!("k{i}").as_bytes()).unwrap() == 1));
+    }
+
+    #[test]
     fn java_floor_mod() {
         // "foo".hashCode() = 101574; "polygenelubricants".hashCode() = i32::MIN.
         let r = java_hashcode_modulo(nodes(&[1, 1, 1])).unwrap();
@@ -297,6 +369,27 @@ mod tests {
         // A different key hash on either side: sampled, not exact.
         let md5 = libmemcached_modula(nodes(&[1, 1, 1]), LibmemcachedHash::Md5).unwrap();
         assert!(matches!(diff(&md5, &ketama).unwrap().method, Method::Sampled { .. }));
+    }
+
+    /// A Go fleet's move off gomemcache's modulo: diffed exactly against a ring on the same
+    /// CRC-32 key hash (groupcache's), weights as repeated servers included, and the figure
+    /// agrees with routing keys through both.
+    #[test]
+    fn gomemcache_to_a_crc32_ring_is_exact() {
+        use crate::analysis::{Method, diff};
+        let from = gomemcache(nodes(&[1, 2, 1])).unwrap();
+        let to = crate::presets::groupcache(nodes(&[1, 1, 1, 1]), 50).unwrap();
+        let exact = diff(&from, &to).unwrap();
+        assert_eq!(exact.method, Method::Exact);
+        let keys = 200_000u32;
+        let moved = (0..keys)
+            .filter(|i| {
+                let k = alloc::format!("user:{i}");
+                from.route(k.as_bytes()).unwrap() != to.route(k.as_bytes()).unwrap()
+            })
+            .count();
+        let measured = moved as f64 / f64::from(keys);
+        assert!((measured - exact.moved).abs() < 0.01, "exact {} measured {measured}", exact.moved);
     }
 
     #[test]

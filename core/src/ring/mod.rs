@@ -35,6 +35,14 @@ pub enum PointPlacement {
         /// How one name becomes points.
         digest: NameDigest,
     },
+    /// groupcache-style names, the index first: name *i* of node *n* is
+    /// `decimal(i) || names[n]`; each name is digested by `digest`.
+    IndexFirst {
+        /// Per node, the bytes after the decimal index (groupcache: the peer's name).
+        names: Box<[Box<[u8]>]>,
+        /// How one name becomes points.
+        digest: NameDigest,
+    },
     /// nginx `hash … consistent`: point *j* of a node is
     /// `crc32(base || le32(point j-1))`, point -1 being 0, with `base = host || 0x00 || port`.
     Crc32Chain {
@@ -122,8 +130,9 @@ impl PointScheme {
     fn point_bits(&self) -> u32 {
         match self.placement {
             PointPlacement::V1 => 64,
-            PointPlacement::Named { digest: NameDigest::Hash(h), .. } => h.bits(),
-            PointPlacement::Named { .. } | PointPlacement::Crc32Chain { .. } => 32,
+            PointPlacement::Named { digest: NameDigest::Hash(h), .. }
+            | PointPlacement::IndexFirst { digest: NameDigest::Hash(h), .. } => h.bits(),
+            PointPlacement::Named { .. } | PointPlacement::IndexFirst { .. } | PointPlacement::Crc32Chain { .. } => 32,
         }
     }
 
@@ -134,7 +143,9 @@ impl PointScheme {
         let id_len = topology.node(index).map_or(0, |n| n.id().len()) as u64;
         match &self.placement {
             PointPlacement::V1 => 8 + id_len,
-            PointPlacement::Named { prefixes, .. } => prefixes.get(index as usize).map_or(0, |p| p.len()) as u64 + 20,
+            PointPlacement::Named { prefixes: names, .. } | PointPlacement::IndexFirst { names, .. } => {
+                names.get(index as usize).map_or(0, |p| p.len()) as u64 + 20
+            }
             PointPlacement::Crc32Chain { bases } => bases.get(index as usize).map_or(0, |b| b.len()) as u64 + 4,
         }
     }
@@ -181,6 +192,9 @@ pub struct Ring {
     reachable: u32,
     /// Points per unit of weight, for a ring built by [`Ring::new`] (native ring-v1).
     points_per_weight: Option<u32>,
+    /// Whether the peer this ring reproduces has no weights, so that its preset refuses
+    /// unequal ones (what [`Router::capabilities`] reports).
+    refuses_weights: bool,
     /// Only for 128-bit point schemes (uhashring's default ring): the table holds each point's
     /// top 64 bits and this holds its low 64 bits, by table position. Empty otherwise.
     ///
@@ -210,6 +224,17 @@ impl Ring {
         self.points_per_weight
     }
 
+    /// Marks the ring as a weightless peer's, whose preset refuses unequal weights.
+    pub(crate) fn refusing_weights(self) -> Self {
+        Self { refuses_weights: true, ..self }
+    }
+
+    /// Whether the ring reproduces a peer without weights (its preset refuses unequal ones).
+    #[must_use]
+    pub fn refuses_weights(&self) -> bool {
+        self.refuses_weights
+    }
+
     /// A ring with any point scheme (native or a peer preset's).
     ///
     /// # Errors
@@ -218,12 +243,16 @@ impl Ring {
     pub fn with_scheme(topology: Topology, scheme: &PointScheme) -> Result<Self> {
         let per_name = scheme.placement_points_per_name();
         let node_count = topology.len() as u32;
-        if let PointPlacement::Named { prefixes: p, .. } | PointPlacement::Crc32Chain { bases: p } = &scheme.placement
+        if let PointPlacement::Named { prefixes: p, .. }
+        | PointPlacement::IndexFirst { names: p, .. }
+        | PointPlacement::Crc32Chain { bases: p } = &scheme.placement
             && p.len() != topology.len()
         {
             return Err(Error::InvalidParameter("one point name per node is required"));
         }
-        if let PointPlacement::Named { digest: NameDigest::Md5Words(0 | 5..), .. } = scheme.placement {
+        if let PointPlacement::Named { digest: NameDigest::Md5Words(0 | 5..), .. }
+        | PointPlacement::IndexFirst { digest: NameDigest::Md5Words(0 | 5..), .. } = scheme.placement
+        {
             return Err(Error::InvalidParameter("an MD5 digest yields 1 to 4 points"));
         }
         if scheme.key_hash.bits() != scheme.point_bits() {
@@ -278,6 +307,7 @@ impl Ring {
             lookup: scheme.lookup,
             reachable,
             points_per_weight: None,
+            refuses_weights: false,
             low: Box::default(),
         })
     }
@@ -326,6 +356,7 @@ impl Ring {
             lookup: scheme.lookup,
             reachable,
             points_per_weight: None,
+            refuses_weights: false,
             low: low.into_boxed_slice(),
         })
     }
@@ -600,7 +631,9 @@ impl PointScheme {
     fn placement_points_per_name(&self) -> u32 {
         match &self.placement {
             PointPlacement::V1 | PointPlacement::Crc32Chain { .. } => 1,
-            PointPlacement::Named { digest, .. } => digest.points_per_name(),
+            PointPlacement::Named { digest, .. } | PointPlacement::IndexFirst { digest, .. } => {
+                digest.points_per_name()
+            }
         }
     }
 }
@@ -651,23 +684,16 @@ fn emit_node_points(
                 buf.clear();
                 buf.extend_from_slice(prefix);
                 push_decimal(buf, k);
-                match *digest {
-                    NameDigest::Md5Words(n) => {
-                        let d = hash::md5(buf);
-                        let mut words = [0u64; 4];
-                        for (word, w) in words.iter_mut().zip(d.chunks_exact(4)) {
-                            if let [a, b, c, e] = *w {
-                                *word = u64::from(u32::from_le_bytes([a, b, c, e]));
-                            }
-                        }
-                        emit(words.get(..usize::from(n)).unwrap_or(&[]), i);
-                    }
-                    NameDigest::Hash(h) => emit(&[h.hash(buf)], i),
-                    NameDigest::Sha1Be32 => {
-                        let d = hash::sha1(buf);
-                        emit(&[u64::from(u32::from_be_bytes([d[0], d[1], d[2], d[3]]))], i);
-                    }
-                }
+                digest_name(*digest, buf, i, emit);
+            }
+        }
+        PointPlacement::IndexFirst { names: suffixes, digest } => {
+            let suffix = suffixes.get(i as usize).map_or(&[][..], |p| &p[..]);
+            for k in 0..names {
+                buf.clear();
+                push_decimal(buf, k);
+                buf.extend_from_slice(suffix);
+                digest_name(*digest, buf, i, emit);
             }
         }
         PointPlacement::Crc32Chain { bases } => {
@@ -681,6 +707,27 @@ fn emit_node_points(
                 prev = d.finalize();
                 emit(&[u64::from(prev)], i);
             }
+        }
+    }
+}
+
+/// Emits the points `digest` makes of one point name of node `i`.
+fn digest_name(digest: NameDigest, name: &[u8], i: u32, emit: &mut dyn FnMut(&[u64], u32)) {
+    match digest {
+        NameDigest::Md5Words(n) => {
+            let d = hash::md5(name);
+            let mut words = [0u64; 4];
+            for (word, w) in words.iter_mut().zip(d.chunks_exact(4)) {
+                if let [a, b, c, e] = *w {
+                    *word = u64::from(u32::from_le_bytes([a, b, c, e]));
+                }
+            }
+            emit(words.get(..usize::from(n)).unwrap_or(&[]), i);
+        }
+        NameDigest::Hash(h) => emit(&[h.hash(name)], i),
+        NameDigest::Sha1Be32 => {
+            let d = hash::sha1(name);
+            emit(&[u64::from(u32::from_be_bytes([d[0], d[1], d[2], d[3]]))], i);
         }
     }
 }

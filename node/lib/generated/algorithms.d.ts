@@ -525,6 +525,55 @@ export declare class PythonMemcached extends Router {
 }
 
 /**
+ * Options of `Gomemcache`.
+ */
+export interface GomemcacheOptions {
+  /** The view's version (monotone per topology; 0 when unversioned). */
+  version?: number
+  /** The limits to change for this router (not a spec parameter; see `LIMITS`). */
+  limits?: Limits
+}
+
+/**
+ * gomemcache's `ServerList` (Go, `memcache.New(servers...)`): `crc32.ChecksumIEEE(key) % servers`,
+ * node ids the server strings in order, a weight of w meaning the server is listed w times in a
+ * row. Keys the client calls malformed (over 250 bytes, or a byte outside `!`..`~`) are refused.
+ *
+ * Reproduces gomemcache ServerList (Go) (`conformance/PEERS.md`). Spec algorithm `gomemcache`:
+ * weights honoured; replicas: no; `routeHash`: no; analysis: sampled.
+ */
+export declare class Gomemcache extends Router {
+  constructor(nodes: Nodes, options?: GomemcacheOptions)
+}
+
+/**
+ * Options of `Groupcache`.
+ */
+export interface GroupcacheOptions {
+  /**
+   * Points per peer: `consistenthash.New`'s first argument (`HTTPPoolOptions.Replicas`, whose 0
+   * means 50). Default `50`.
+   */
+  replicas?: number
+  /** The view's version (monotone per topology; 0 when unversioned). */
+  version?: number
+  /** The limits to change for this router (not a spec parameter; see `LIMITS`). */
+  limits?: Limits
+}
+
+/**
+ * groupcache's `consistenthash.Map` (Go; the ring `HTTPPool` picks peers with): `replicas` points
+ * per peer named `strconv.Itoa(i) + id`, CRC-32 (IEEE) points and keys, the first point at or above
+ * the key's hash, the peer added last winning equal points.
+ *
+ * Reproduces groupcache consistenthash.Map (Go) (`conformance/PEERS.md`). Spec algorithm
+ * `groupcache`: weights honoured; replicas: yes; `routeHash`: yes; analysis: exact.
+ */
+export declare class Groupcache extends Router {
+  constructor(nodes: Nodes, options?: GroupcacheOptions)
+}
+
+/**
  * Options of `JavaHashCode`.
  */
 export interface JavaHashCodeOptions {

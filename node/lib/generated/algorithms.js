@@ -239,6 +239,33 @@ export function definePresets(Router, forms) {
     }
   }
   /**
+   * gomemcache's `ServerList` (Go, `memcache.New(servers...)`): `crc32.ChecksumIEEE(key) %
+   * servers`, node ids the server strings in order, a weight of w meaning the server is listed w
+   * times in a row. Keys the client calls malformed (over 250 bytes, or a byte outside `!`..`~`)
+   * are refused.
+   *
+   * Reproduces gomemcache ServerList (Go) (`conformance/PEERS.md`). Spec algorithm `gomemcache`:
+   * weights honoured; replicas: no; `routeHash`: no; analysis: sampled.
+   */
+  class Gomemcache extends Router {
+    constructor(nodes, options) {
+      super(...forms.args("gomemcache", forms.nodes, nodes, {  }, options))
+    }
+  }
+  /**
+   * groupcache's `consistenthash.Map` (Go; the ring `HTTPPool` picks peers with): `replicas` points
+   * per peer named `strconv.Itoa(i) + id`, CRC-32 (IEEE) points and keys, the first point at or
+   * above the key's hash, the peer added last winning equal points.
+   *
+   * Reproduces groupcache consistenthash.Map (Go) (`conformance/PEERS.md`). Spec algorithm
+   * `groupcache`: weights honoured; replicas: yes; `routeHash`: yes; analysis: exact.
+   */
+  class Groupcache extends Router {
+    constructor(nodes, options) {
+      super(...forms.args("groupcache", forms.nodes, nodes, { replicas: "replicas" }, options))
+    }
+  }
+  /**
    * `Math.floorMod(key.hashCode(), n)` in Java, over nodes in order (keys as Java strings).
    *
    * Reproduces Java Math.floorMod(key.hashCode(), n) (`conformance/PEERS.md`). Spec algorithm
@@ -287,7 +314,7 @@ export function definePresets(Router, forms) {
       super(...forms.args("redis-rb-distributed", forms.nodes, nodes, { replicas: "replicas", tag: "tag" }, options))
     }
   }
-  return { Ring, Jump, Rendezvous, Maglev, Slots, MultiProbe, Modulo, Libmemcached, Spymemcached, Uhashring, NpmHashring, PythonHashRing, Nginx, Twemproxy, Guava, RedisCluster, PymemcacheRendezvous, LibmemcachedModula, PythonMemcached, JavaHashCode, PhpredisArray, Dalli, RedisRbDistributed }
+  return { Ring, Jump, Rendezvous, Maglev, Slots, MultiProbe, Modulo, Libmemcached, Spymemcached, Uhashring, NpmHashring, PythonHashRing, Nginx, Twemproxy, Guava, RedisCluster, PymemcacheRendezvous, LibmemcachedModula, PythonMemcached, Gomemcache, Groupcache, JavaHashCode, PhpredisArray, Dalli, RedisRbDistributed }
 }
 
 /** Every algorithm and preset: its spec name, constructor, origin and a small spec that builds. */
@@ -311,6 +338,8 @@ export const ALGORITHMS = Object.freeze([
   { name: "pymemcache-rendezvous", className: "PymemcacheRendezvous", kind: "preset", origin: "pymemcache 4 RendezvousHash", example: {"algorithm":"pymemcache-rendezvous","nodes":[{"id":"127.0.0.1:11211"},{"id":"127.0.0.1:11212"},{"id":"127.0.0.1:11213"}]} },
   { name: "libmemcached-modula", className: "LibmemcachedModula", kind: "preset", origin: "libmemcached 1.0.18 / 1.1 MODULA (pylibmc's default distribution)", example: {"algorithm":"libmemcached-modula","nodes":[{"id":"10.0.1.1:11211"},{"id":"10.0.1.2:11211"},{"id":"10.0.1.3:11211"}]} },
   { name: "python-memcached", className: "PythonMemcached", kind: "preset", origin: "python-memcached 1.x Client server selection", example: {"algorithm":"python-memcached","nodes":[{"id":"10.0.1.1:11211"},{"id":"10.0.1.2:11211","weight":2}]} },
+  { name: "gomemcache", className: "Gomemcache", kind: "preset", origin: "gomemcache ServerList (Go)", example: {"algorithm":"gomemcache","nodes":[{"id":"10.0.1.1:11211"},{"id":"10.0.1.2:11211"},{"id":"10.0.1.3:11211"}]} },
+  { name: "groupcache", className: "Groupcache", kind: "preset", origin: "groupcache consistenthash.Map (Go)", example: {"algorithm":"groupcache","nodes":[{"id":"http://10.0.1.1:8000"},{"id":"http://10.0.1.2:8000"},{"id":"http://10.0.1.3:8000"}]} },
   { name: "java-hashcode", className: "JavaHashCode", kind: "preset", origin: "Java Math.floorMod(key.hashCode(), n)", example: {"algorithm":"java-hashcode","nodes":[{"id":"cache-a"},{"id":"cache-b"},{"id":"cache-c"}]} },
   { name: "phpredis-array", className: "PhpredisArray", kind: "preset", origin: "phpredis 5.3 RedisArray", example: {"algorithm":"phpredis-array","nodes":[{"id":"10.0.1.1:6379"},{"id":"10.0.1.2:6379"},{"id":"10.0.1.3:6379"}],"params":{"consistent":true}} },
   { name: "dalli", className: "Dalli", kind: "preset", origin: "Dalli 3.0 Dalli::Ring (Ruby)", example: {"algorithm":"dalli","nodes":[{"id":"10.0.1.1:11211"},{"id":"10.0.1.2:11211"},{"id":"10.0.1.3:11211"}]} },

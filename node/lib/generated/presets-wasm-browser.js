@@ -9,4 +9,5 @@ const api = apiOf(backend)
 
 export const { Ring, Jump, Rendezvous, Maglev, Slots, MultiProbe, Modulo, Libmemcached } = api
 export const { Spymemcached, Uhashring, NpmHashring, PythonHashRing, Nginx, Twemproxy, Guava, RedisCluster } = api
-export const { PymemcacheRendezvous, LibmemcachedModula, PythonMemcached, JavaHashCode, PhpredisArray, Dalli, RedisRbDistributed } = api
+export const { PymemcacheRendezvous, LibmemcachedModula, PythonMemcached, Gomemcache, Groupcache, JavaHashCode, PhpredisArray, Dalli } = api
+export const { RedisRbDistributed } = api

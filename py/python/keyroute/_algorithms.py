@@ -535,6 +535,51 @@ class PythonMemcached(Router):
         return super().__new__(cls, spec, limits=limits)
 
 
+class Gomemcache(Router):
+    """gomemcache's `ServerList` (Go, `memcache.New(servers...)`): `crc32.ChecksumIEEE(key) %
+    servers`, node ids the server strings in order, a weight of w meaning the server is listed w
+    times in a row. Keys the client calls malformed (over 250 bytes, or a byte outside `!`..`~`)
+    are refused.
+
+    Reproduces gomemcache ServerList (Go) (``conformance/PEERS.md``). Spec algorithm
+    ``gomemcache``: weights honoured; replicas: no; ``route_hash``: no; analysis: sampled.
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, nodes: Nodes, *, version: int = 0, limits: Optional[Limits] = None) -> Gomemcache:
+        spec = make_spec("gomemcache", node_list(nodes), {}, version)
+        return super().__new__(cls, spec, limits=limits)
+
+
+class Groupcache(Router):
+    """groupcache's `consistenthash.Map` (Go; the ring `HTTPPool` picks peers with): `replicas`
+    points per peer named `strconv.Itoa(i) + id`, CRC-32 (IEEE) points and keys, the first point
+    at or above the key's hash, the peer added last winning equal points.
+
+    Reproduces groupcache consistenthash.Map (Go) (``conformance/PEERS.md``). Spec algorithm
+    ``groupcache``: weights honoured; replicas: yes; ``route_hash``: yes; analysis: exact.
+
+    Parameters (``None`` leaves one to the spec's default):
+
+    ``replicas``, default ``50``: Points per peer: `consistenthash.New`'s first argument
+    (`HTTPPoolOptions.Replicas`, whose 0 means 50).
+    """
+
+    __slots__ = ()
+
+    def __new__(
+        cls,
+        nodes: Nodes,
+        *,
+        replicas: Optional[int] = None,
+        version: int = 0,
+        limits: Optional[Limits] = None,
+    ) -> Groupcache:
+        spec = make_spec("groupcache", node_list(nodes), {"replicas": replicas}, version)
+        return super().__new__(cls, spec, limits=limits)
+
+
 class JavaHashCode(Router):
     """`Math.floorMod(key.hashCode(), n)` in Java, over nodes in order (keys as Java strings).
 
@@ -651,6 +696,8 @@ __all__ = [
     "PymemcacheRendezvous",
     "LibmemcachedModula",
     "PythonMemcached",
+    "Gomemcache",
+    "Groupcache",
     "JavaHashCode",
     "PhpredisArray",
     "Dalli",
