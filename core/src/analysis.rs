@@ -303,9 +303,9 @@ pub fn ownership(router: &Router) -> Ownership {
         }
         _ => {
             let mut counts = vec![0u32; n];
-            let mut key = [0u8; 14];
+            let mut key = [0u8; 18];
             for i in 0..SAMPLE_KEYS {
-                if let Ok(o) = router.route(sample_key(&mut key, i))
+                if let Some([o]) = route_sample(&[router], &mut key, i)
                     && let Some(c) = counts.get_mut(o as usize)
                 {
                     *c += 1;
@@ -331,10 +331,28 @@ fn slot_shares(owners: &[u32], n: usize) -> Ownership {
     Ownership { shares: counts.iter().map(|&c| f64::from(c) / total).collect(), method: Method::SlotShare }
 }
 
-fn sample_key(buf: &mut [u8; 14], i: u32) -> &[u8] {
+/// Routes sample key `i` through every router: `"kr-sample:" || le32(i)`, or, where a router
+/// refuses those bytes (a peer that takes only printable keys, such as gomemcache),
+/// `"kr-sample:"` and `i` in 8 lowercase hex digits through all of them. `None` when a router
+/// refuses both.
+fn route_sample<const R: usize>(routers: &[&Router; R], buf: &mut [u8; 18], i: u32) -> Option<[u32; R]> {
     buf[..10].copy_from_slice(b"kr-sample:");
-    buf[10..].copy_from_slice(&i.to_le_bytes());
-    buf
+    buf[10..14].copy_from_slice(&i.to_le_bytes());
+    let route_all = |key: &[u8]| {
+        let mut out = [0u32; R];
+        for (o, r) in out.iter_mut().zip(routers) {
+            *o = r.route(key).ok()?;
+        }
+        Some(out)
+    };
+    if let Some(owners) = route_all(&buf[..14]) {
+        return Some(owners);
+    }
+    for (k, d) in buf[10..].iter_mut().enumerate() {
+        let nibble = ((i >> (28 - 4 * k)) & 0xf) as u8;
+        *d = if nibble < 10 { b'0' + nibble } else { b'a' + nibble - 10 };
+    }
+    route_all(&buf[..])
 }
 
 /// For each node of `from`, its index in `to` (by id).
@@ -352,7 +370,8 @@ fn id_map(from: &Topology, to: &Topology) -> Vec<Option<u32>> {
 /// their weights; otherwise estimated from [`SAMPLE_KEYS`] keys.
 ///
 /// # Errors
-/// None today for valid routers; a key error from either router is skipped in sampling.
+/// None today for valid routers. In sampling, a key either router refuses is tried again in a
+/// printable form, and skipped only when that is refused too.
 pub fn diff(a: &Router, b: &Router) -> Result<Diff> {
     let map = id_map(a.topology(), b.topology());
     let moved_pair = |from: u32, to: u32| map.get(from as usize).copied().flatten() != Some(to);
@@ -384,10 +403,9 @@ pub fn diff(a: &Router, b: &Router) -> Result<Diff> {
         return Ok(Diff { moved, flows, moved_arcs: Vec::new(), method: Method::Expected });
     }
     let mut pairs = Vec::with_capacity(SAMPLE_KEYS as usize);
-    let mut key = [0u8; 14];
+    let mut key = [0u8; 18];
     for i in 0..SAMPLE_KEYS {
-        let k = sample_key(&mut key, i);
-        if let (Ok(f), Ok(t)) = (a.route(k), b.route(k)) {
+        if let Some([f, t]) = route_sample(&[a, b], &mut key, i) {
             pairs.push((f, t, 1u128));
         }
     }

@@ -72,7 +72,7 @@ impl PeerModulo {
             ModuloRule::Gomemcache => {
                 if !gomemcache_legal(key) {
                     return Err(Error::InvalidKey(
-                        "gomemcache refuses the key as malformed: over 250 bytes, or a byte outside '!'..='~'",
+                        "gomemcache calls the key malformed: over 250 bytes, or a space, control or non-ASCII byte",
                     ));
                 }
                 // One server gets every key unhashed, which `% 1` also gives.
@@ -390,6 +390,20 @@ mod tests {
             .count();
         let measured = moved as f64 / f64::from(keys);
         assert!((measured - exact.moved).abs() < 0.01, "exact {} measured {measured}", exact.moved);
+    }
+
+    /// gomemcache refuses the binary sample keys: sampling falls back to printable ones, so a
+    /// resize from 3 to 4 servers shows the 75% that `crc32 % n` moves (h % 3 = h % 4 only for
+    /// h % 12 in 0..3).
+    #[test]
+    fn gomemcache_resize_is_sampled_with_printable_keys() {
+        use crate::analysis::{Method, diff, ownership};
+        let d = diff(&gomemcache(nodes(&[1, 1, 1])).unwrap(), &gomemcache(nodes(&[1, 1, 1, 1])).unwrap()).unwrap();
+        assert!(matches!(d.method, Method::Sampled { .. }));
+        assert!((d.moved - 0.75).abs() < 0.01, "moved {}", d.moved);
+        let own = ownership(&gomemcache(nodes(&[1, 2, 1])).unwrap());
+        assert_eq!(own.method, Method::Exact);
+        assert!((own.shares[1] - 0.5).abs() < 1e-9, "{:?}", own.shares);
     }
 
     #[test]
