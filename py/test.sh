@@ -5,8 +5,8 @@
 # among them the conformance corpus through the package's runner (test_conformance.py) and
 # `python -m keyroute.conformance` itself (test_conformance_cli.py: the shipped corpus, filters,
 # JUnit XML, tampered vectors), and the drop-ins live against the real peers
-# (test_uhashring_dropin.py, test_pymemcache_rendezvous.py), pymemcache's own tests against
-# keyroute's RendezvousHash (test_peer_suites.py), and a spymemcached client (Java) writing what
+# (test_uhashring_dropin.py, test_uhashring_monkey.py, test_pymemcache_rendezvous.py), pymemcache's
+# and uhashring's own tests against keyroute's drop-ins (test_peer_suites.py), and a spymemcached client (Java) writing what
 # pymemcache with keyroute's Hasher reads back (test_mixed_fleet.py), and the same with Dalli
 # (Ruby) as the writer (test_ruby_fleet.py).
 set -euo pipefail

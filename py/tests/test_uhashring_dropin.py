@@ -217,6 +217,7 @@ def test_point_level_helpers_are_refused_with_invalid_parameter() -> None:
         "get_server": lambda: ring.get_server("k"),
         "print_continuum": lambda: ring.print_continuum(),
         "ring": lambda: ring.ring,
+        "continuum": lambda: ring.continuum,
     }
     for name, call in calls.items():
         assert hasattr(uhashring.HashRing(nodes=["a"]), name), f"uhashring 2.5 has {name}"

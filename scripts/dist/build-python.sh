@@ -65,7 +65,7 @@ sdist=$(basename "${sdists[0]}")
 # lock file and the corpus in the sdist.
 files=$(python3 -m zipfile -l "${wheels[0]}")
 for want in keyroute/_native.abi3.so keyroute/conformance/__main__.py keyroute/conformance/vectors/v1/hostile.json \
-  keyroute/uhashring.py keyroute/py.typed "keyroute-$VERSION.dist-info/licenses/LICENSE-MIT"; do
+  keyroute/uhashring/__init__.py keyroute/uhashring/monkey.py keyroute/py.typed "keyroute-$VERSION.dist-info/licenses/LICENSE-MIT"; do
   grep -qF "$want" <<<"$files" || { echo "build-python: the wheel lacks $want" >&2; exit 1; }
 done
 listing=$(tar -tzf "${sdists[0]}")

@@ -25,11 +25,13 @@ generator made before ``add_node`` and first read after it walks the new ring.
 What differs: ``hash_fn`` may only be ``None`` or ``"ketama"`` (keyroute cannot route on a
 Python hash function); ``range(unique=False)`` and ``iterate_nodes(distinct=False)``, which walk
 every point of the ring, and the point-level helpers (``hashi``, ``get_key``, ``get_points``,
-``get_server``, ``get_node_pos``, ``print_continuum`` and the ``ring`` property) are not
+``get_server``, ``get_node_pos``, ``print_continuum`` and the ``ring`` and ``continuum``
+properties) are not
 supported, since the ring's points live in the native router: each raises
 ``InvalidParameterError`` saying so (``range`` and ``iterate_nodes`` when called, not when
 first read). Node names are routed as their text (``f"{name}"``), so two names with the same
-text are refused. Lookups never lock: each change builds a new immutable router and swaps it
+text are refused. ``keyroute.uhashring.monkey.patch_memcache()`` is uhashring's patch of
+python-memcached, routing through this class. Lookups never lock: each change builds a new immutable router and swaps it
 in.
 """
 
@@ -39,10 +41,10 @@ import threading
 from collections import Counter
 from typing import Any, Callable, Dict, Iterator, KeysView, List, Mapping, NoReturn, Optional, Tuple, Union
 
-from ._errors import InvalidParameterError, InvalidTypeError, ZeroTotalWeightError
-from ._router import Router
+from .._errors import InvalidParameterError, InvalidTypeError, ZeroTotalWeightError
+from .._router import Router
 
-__all__ = ["HashRing"]
+__all__ = ["HashRing", "monkey"]
 
 #: The node configuration keys uhashring reads; any other key of a node's dict is ignored.
 CONF_KEYS = ("hostname", "instance", "nodename", "port", "vnodes", "weight")
@@ -355,6 +357,11 @@ class HashRing:
         """uhashring's hash → node mapping of every point: refused (``InvalidParameterError``)."""
         raise _point_level("ring")
 
+    @property
+    def continuum(self) -> NoReturn:
+        """uhashring's other name for ``ring``: refused (``InvalidParameterError``)."""
+        raise _point_level("continuum")
+
     # -- the configuration -----------------------------------------------------------------
 
     def get_nodes(self) -> KeysView[Any]:
@@ -389,3 +396,6 @@ class HashRing:
 
     def __repr__(self) -> str:
         return f"<keyroute.uhashring.HashRing {'ketama' if self._ketama else 'default'}, {len(self._nodes)} nodes>"
+
+
+from . import monkey  # noqa: E402 (uhashring.monkey, which needs HashRing defined)
