@@ -540,7 +540,7 @@ export interface GomemcacheOptions {
  * row. Keys the client calls malformed (over 250 bytes, or a byte outside `!`..`~`) are refused.
  *
  * Reproduces gomemcache ServerList (Go) (`conformance/PEERS.md`). Spec algorithm `gomemcache`:
- * weights honoured; replicas: no; `routeHash`: no; analysis: sampled.
+ * weights honoured; replicas: no; `routeHash`: no; analysis: exact.
  */
 export declare class Gomemcache extends Router {
   constructor(nodes: Nodes, options?: GomemcacheOptions)
@@ -567,7 +567,7 @@ export interface GroupcacheOptions {
  * the key's hash, the peer added last winning equal points.
  *
  * Reproduces groupcache consistenthash.Map (Go) (`conformance/PEERS.md`). Spec algorithm
- * `groupcache`: weights honoured; replicas: yes; `routeHash`: yes; analysis: exact.
+ * `groupcache`: equal weights only; replicas: yes; `routeHash`: yes; analysis: exact.
  */
 export declare class Groupcache extends Router {
   constructor(nodes: Nodes, options?: GroupcacheOptions)

@@ -245,7 +245,7 @@ export function definePresets(Router, forms) {
    * are refused.
    *
    * Reproduces gomemcache ServerList (Go) (`conformance/PEERS.md`). Spec algorithm `gomemcache`:
-   * weights honoured; replicas: no; `routeHash`: no; analysis: sampled.
+   * weights honoured; replicas: no; `routeHash`: no; analysis: exact.
    */
   class Gomemcache extends Router {
     constructor(nodes, options) {
@@ -258,7 +258,7 @@ export function definePresets(Router, forms) {
    * above the key's hash, the peer added last winning equal points.
    *
    * Reproduces groupcache consistenthash.Map (Go) (`conformance/PEERS.md`). Spec algorithm
-   * `groupcache`: weights honoured; replicas: yes; `routeHash`: yes; analysis: exact.
+   * `groupcache`: equal weights only; replicas: yes; `routeHash`: yes; analysis: exact.
    */
   class Groupcache extends Router {
     constructor(nodes, options) {

@@ -542,7 +542,7 @@ class Gomemcache(Router):
     are refused.
 
     Reproduces gomemcache ServerList (Go) (``conformance/PEERS.md``). Spec algorithm
-    ``gomemcache``: weights honoured; replicas: no; ``route_hash``: no; analysis: sampled.
+    ``gomemcache``: weights honoured; replicas: no; ``route_hash``: no; analysis: exact.
     """
 
     __slots__ = ()
@@ -558,7 +558,7 @@ class Groupcache(Router):
     at or above the key's hash, the peer added last winning equal points.
 
     Reproduces groupcache consistenthash.Map (Go) (``conformance/PEERS.md``). Spec algorithm
-    ``groupcache``: weights honoured; replicas: yes; ``route_hash``: yes; analysis: exact.
+    ``groupcache``: equal weights only; replicas: yes; ``route_hash``: yes; analysis: exact.
 
     Parameters (``None`` leaves one to the spec's default):
 
