@@ -36,23 +36,24 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
             terminalreporter.write_line(line)
 
 
-def _port_free(port: int) -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+def _port_free(port: int, host: str = "127.0.0.1") -> bool:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as s:
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
-            s.bind(("127.0.0.1", port))
+            s.bind((host, port))
         except OSError:
             return False
     return True
 
 
-def _wait_listening(port: int, proc: "subprocess.Popen[bytes]", timeout: float = 10.0) -> bool:
+def _wait_listening(port: int, proc: "subprocess.Popen[bytes]", timeout: float = 10.0, host: str = "127.0.0.1") -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             return False
         try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+            with socket.create_connection((host, port), timeout=0.2):
                 return True
         except OSError:
             time.sleep(0.05)
@@ -69,21 +70,22 @@ class Memcached:
         self.binary = binary
         self.procs: List[Tuple[int, "subprocess.Popen[bytes]"]] = []
 
-    def start(self, count: int) -> List[Tuple[str, int]]:
-        """Starts `count` servers on free ports of PORTS; returns their addresses."""
+    def start(self, count: int, host: str = "127.0.0.1") -> List[Tuple[str, int]]:
+        """Starts `count` servers on free ports of PORTS, listening on `host` (127.0.0.1, or
+        ::1 for IPv6 loopback); returns their addresses."""
         started: List[Tuple[str, int]] = []
         for port in PORTS:
             if len(started) == count:
                 break
-            if any(p == port for p, _ in self.procs) or not _port_free(port):
+            if any(p == port for p, _ in self.procs) or not _port_free(port, host):
                 continue
-            args = [self.binary, "-l", "127.0.0.1", "-p", str(port), "-U", "0", "-m", "64", "-t", "2"]
+            args = [self.binary, "-l", host, "-p", str(port), "-U", "0", "-m", "64", "-t", "2"]
             if os.geteuid() == 0:
                 args += ["-u", "nobody"]
             proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            if _wait_listening(port, proc):
+            if _wait_listening(port, proc, host=host):
                 self.procs.append((port, proc))
-                started.append(("127.0.0.1", port))
+                started.append((host, port))
             else:  # lost a race for the port, or it failed: stop it and try the next port
                 self._stop(proc)
         if len(started) < count:

@@ -1,7 +1,9 @@
 """A Java service and a Python service on the same memcached fleet: a real spymemcached
 ``MemcachedClient`` (its own ketama ``KetamaNodeLocator``) writes 100,000 keys to memcached
 servers the test starts on 127.0.0.1, and a real pymemcache ``HashClient`` with
-``keyroute.pymemcache.Hasher.factory("spymemcached")`` reads every one of them back. The Java
+``keyroute.pymemcache.Hasher.factory("spymemcached")`` reads every one of them back; again with
+servers on the IPv6 loopback ``::1`` (20,000 keys), where spymemcached names each server as
+Java prints an IPv6 address (``[0:0:0:0:0:0:0:1]:27500``) and pymemcache as ``::1:27500``. The Java
 side is ``tests/java/SpymemcachedWriter.java``, compiled here against Debian's spymemcached jar
 (py/test.sh installs it and a JDK)."""
 
@@ -33,20 +35,21 @@ def _java(tmp_path: Path) -> Path:
     return classes
 
 
-def test_python_reads_every_key_java_wrote(memcached: Any, tmp_path: Path, figure: Any) -> None:
+@pytest.mark.parametrize(("host", "n_keys"), [("127.0.0.1", N_KEYS), ("::1", 20_000)])
+def test_python_reads_every_key_java_wrote(memcached: Any, tmp_path: Path, figure: Any, host: str, n_keys: int) -> None:
     classes = _java(tmp_path)
-    servers = memcached.start(4)
+    servers = memcached.start(4, host)
     names = [f"{host}:{port}" for host, port in servers]
     prefix = "mixed:"
     out = subprocess.run(
-        ["java", "-cp", f"{SPYMEMCACHED_JAR}:{classes}", "SpymemcachedWriter", prefix, str(N_KEYS), *names],
+        ["java", "-cp", f"{SPYMEMCACHED_JAR}:{classes}", "SpymemcachedWriter", prefix, str(n_keys), *names],
         check=True,
         capture_output=True,
         text=True,
     )
-    assert out.stdout.strip() == f"wrote {N_KEYS} keys", out.stdout + out.stderr
+    assert out.stdout.strip() == f"wrote {n_keys} keys", out.stdout + out.stderr
 
-    keys = [f"{prefix}{i}" for i in range(N_KEYS)]
+    keys = [f"{prefix}{i}" for i in range(n_keys)]
     python = HashClient(servers, hasher=Hasher.factory("spymemcached"), default_noreply=False)
     got = python.get_many(keys)
     python.close()
@@ -57,8 +60,8 @@ def test_python_reads_every_key_java_wrote(memcached: Any, tmp_path: Path, figur
     default_hits = len(default.get_many(sample))
     default.close()
     figure(
-        f"mixed fleet: {N_KEYS:,} keys written by spymemcached (Java, ketama), read by pymemcache "
-        f"HashClient + keyroute Hasher('spymemcached'): {N_KEYS - len(misses):,} hits, {len(misses)} misses "
+        f"mixed fleet on {host}: {n_keys:,} keys written by spymemcached (Java, ketama), read by pymemcache "
+        f"HashClient + keyroute Hasher('spymemcached'): {n_keys - len(misses):,} hits, {len(misses)} misses "
         f"(pymemcache's default hasher: {default_hits / len(sample):.1%} of 10,000)"
     )
     assert not misses, f"{len(misses)} keys missed, first {misses[:3]}"

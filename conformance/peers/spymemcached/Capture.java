@@ -63,6 +63,8 @@ public final class Capture {
     final DefaultHashAlgorithm hash;
     final KetamaNodeKeyFormatter.Format format;
     final boolean weighted;
+    /** Whether the spec carries each node's key as `name`; without, keyroute derives it from host and port. */
+    boolean names = true;
     final List<Server> servers = new ArrayList<>();
     final Map<String, String> extra = new LinkedHashMap<>(); // case id -> key
     final Map<String, String> expect = new HashMap<>(); // key -> expected node id (upstream/spec checks)
@@ -74,6 +76,18 @@ public final class Capture {
       this.format = format;
       this.weighted = weighted;
     }
+  }
+
+  /** The 16 bytes of an IPv6 literal (parsed by the JDK; no name is looked up for a literal). */
+  static byte[] v6(String literal) throws IOException {
+    byte[] b = InetAddress.getByName(literal).getAddress();
+    if (b.length == 16) return b;
+    // The JDK turns an IPv4-mapped literal into an IPv4 address: hand spymemcached the mapped form.
+    byte[] mapped = new byte[16];
+    mapped[10] = (byte) 0xff;
+    mapped[11] = (byte) 0xff;
+    System.arraycopy(b, 0, mapped, 12, 4);
+    return mapped;
   }
 
   static byte[] ip(int a, int b, int c, int d) {
@@ -153,6 +167,15 @@ public final class Capture {
 
     c = new Config("spymemcached-ketama-weighted-5", "spymemcached KetamaNodeLocator, KETAMA_HASH, SPYMEMCACHED format, weights map 1,2,3,5,8 (weighted ketama: 160-scaled binary32 point counts, MD5 points)", K, SPY, true);
     addSmall(c, 5, new int[] {1, 2, 3, 5, 8});
+    out.add(c);
+
+    c = new Config("spymemcached-ketama-ipv6", "spymemcached KetamaNodeLocator, KETAMA_HASH, SPYMEMCACHED format, unweighted, IPv6 literals: ::1, 2001:db8::a:1, 2001:db8:0:0:1::, the IPv4-compatible ::10.0.0.10 and the IPv4-mapped ::ffff:10.0.0.9 (which Java makes an IPv4 address); node keys as JDK 14+ prints them ([0:0:0:0:0:0:0:1]:11211, 10.0.0.9:11211), and no name in the spec: keyroute derives each from host and port", K, SPY, false);
+    c.names = false;
+    c.servers.add(new Server("::1", v6("::1"), null, 11211, 1));
+    c.servers.add(new Server("2001:db8::a:1", v6("2001:db8::a:1"), null, 11212, 1));
+    c.servers.add(new Server("2001:db8:0:0:1::", v6("2001:db8:0:0:1::"), null, 11211, 1));
+    c.servers.add(new Server("::10.0.0.10", v6("::10.0.0.10"), null, 11211, 1));
+    c.servers.add(new Server("::ffff:10.0.0.9", v6("::ffff:10.0.0.9"), null, 11211, 1));
     out.add(c);
 
     c = new Config("spymemcached-ketama-hostname-3", "spymemcached KetamaNodeLocator, KETAMA_HASH, SPYMEMCACHED format, unweighted, addresses carrying a hostname (node keys hostname/ip:port)", K, SPY, false);
@@ -393,7 +416,9 @@ public final class Capture {
         Server s = c.servers.get(i);
         sb.append(i == 0 ? "\n      " : ",\n      ");
         sb.append("{ \"id\": ").append(json(s.id())).append(", \"host\": ").append(json(s.host)).append(", \"port\": ").append(s.port)
-            .append(", \"weight\": ").append(s.weight).append(", \"name\": ").append(json(s.name)).append(" }");
+            .append(", \"weight\": ").append(s.weight);
+        if (c.names) sb.append(", \"name\": ").append(json(s.name));
+        sb.append(" }");
       }
       sb.append("\n    ]\n  },\n  \"cases\": [");
       for (int i = 0; i < cases.size(); i++) sb.append(i == 0 ? "\n    " : ",\n    ").append(cases.get(i));

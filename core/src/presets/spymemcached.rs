@@ -114,7 +114,8 @@ pub fn spymemcached_within(
         .map(|s| match (s.name, options.format) {
             (Some(name), _) => name.as_bytes().to_vec(),
             (None, SpymemcachedNodeKey::Libmemcached) if s.port == MEMCACHED_DEFAULT_PORT => s.host.as_bytes().to_vec(),
-            (None, _) => super::host_port(s.host, s.port),
+            (None, SpymemcachedNodeKey::Spymemcached) => spymemcached_node_key(s.host, s.port),
+            (None, SpymemcachedNodeKey::Libmemcached) => super::host_port(s.host, s.port),
         })
         .collect();
     let key_hash = options.hash.key_hash();
@@ -135,6 +136,25 @@ pub fn spymemcached_within(
         ring,
         "spymemcached hashes Java strings: the key must be UTF-8",
     ))))
+}
+
+/// The `SPYMEMCACHED` node key of a server given as host text and port, as JDK 14 and later
+/// print the `InetSocketAddress` of an IP literal (minus the leading `/`): an IPv6 literal, with
+/// or without brackets, in Java's uncompressed form inside brackets (`::1` gives
+/// `[0:0:0:0:0:0:0:1]:11211`); an IPv4-mapped one as the IPv4 address Java makes of it
+/// (`::ffff:10.0.0.9` gives `10.0.0.9:11211`); anything else as `host:port`.
+fn spymemcached_node_key(host: &str, port: u16) -> Vec<u8> {
+    let bare = host.strip_prefix('[').and_then(|h| h.strip_suffix(']')).unwrap_or(host);
+    match bare.parse::<core::net::Ipv6Addr>() {
+        Ok(ip) => match ip.to_ipv4_mapped() {
+            Some(v4) => alloc::format!("{v4}:{port}").into_bytes(),
+            None => {
+                let [a, b, c, d, e, f, g, h] = ip.segments();
+                alloc::format!("[{a:x}:{b:x}:{c:x}:{d:x}:{e:x}:{f:x}:{g:x}:{h:x}]:{port}").into_bytes()
+            }
+        },
+        Err(_) => super::host_port(host, port),
+    }
 }
 
 #[cfg(test)]
@@ -162,6 +182,22 @@ mod tests {
         let r = spymemcached(&servers(5), fnv).unwrap();
         for (key, want) in [("dustin", 2), ("noelani", 1), ("some other key", 4)] {
             assert_eq!(r.route(key.as_bytes()).unwrap(), want, "{key}");
+        }
+    }
+
+    #[test]
+    fn ipv6_literals_are_keyed_as_java_prints_them() {
+        for (host, want) in [
+            ("::1", "[0:0:0:0:0:0:0:1]:11211"),
+            ("[::1]", "[0:0:0:0:0:0:0:1]:11211"),
+            ("2001:DB8::a:1", "[2001:db8:0:0:0:0:a:1]:11211"),
+            ("::10.0.0.10", "[0:0:0:0:0:0:a00:a]:11211"),
+            ("::ffff:10.0.0.9", "10.0.0.9:11211"),
+            ("10.0.0.1", "10.0.0.1:11211"),
+            ("fe80::1%eth0", "fe80::1%eth0:11211"),
+            ("cache-a", "cache-a:11211"),
+        ] {
+            assert_eq!(spymemcached_node_key(host, 11211), want.as_bytes(), "{host}");
         }
     }
 
