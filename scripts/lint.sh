@@ -38,8 +38,8 @@ echo "lint: cargo deny (licences, bans, sources; offline once fetched, from Carg
 cargo deny --offline --locked check licenses bans sources
 echo "lint: ruff"
 "$VENV/bin/ruff" check .
-echo "lint: gofmt (ffi/go; go vet needs the C library and runs in ffi/go/test.sh)"
-unformatted=$(gofmt -l ffi/go)
+echo "lint: gofmt (ffi/go, conformance/peers/go; go vet needs the C library and runs in ffi/go/test.sh)"
+unformatted=$(gofmt -l ffi/go conformance/peers/go)
 [[ -z $unformatted ]] || { echo "lint: gofmt -w these: $unformatted" >&2; exit 1; }
 echo "lint: shellcheck"
 git ls-files -z '*.sh' .ci/run | xargs -0 shellcheck -x --severity=warning

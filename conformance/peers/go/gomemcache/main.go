@@ -6,8 +6,6 @@
 package main
 
 import (
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -16,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/bradfitz/gomemcache/memcache"
+	"github.com/keyroute/keyroute/conformance/peers/go/vectors"
 )
 
 // picked ends a Client call once the real ServerList has chosen a server.
@@ -35,38 +34,9 @@ func (s stopAtPick) PickServer(key string) (net.Addr, error) {
 
 func (s stopAtPick) Each(f func(net.Addr) error) error { return s.list.Each(f) }
 
-type keyEntry struct {
-	Hex  string `json:"hex"`
-	Tags string `json:"tags"`
-}
-
 type node struct {
 	ID     string `json:"id"`
 	Weight int    `json:"weight,omitempty"`
-}
-
-type vcase struct {
-	ID    string `json:"id"`
-	Hex   string `json:"hex"`
-	Node  string `json:"node,omitempty"`
-	Error string `json:"error,omitempty"`
-	Code  int    `json:"code,omitempty"`
-}
-
-// A vector file, its fields in the corpus's order.
-type document struct {
-	ID          string     `json:"id"`
-	Description string     `json:"description"`
-	Provenance  provenance `json:"provenance"`
-	Spec        spec       `json:"spec"`
-	Cases       []vcase    `json:"cases"`
-}
-
-type provenance struct {
-	Kind       string `json:"kind"`
-	Peer       string `json:"peer"`
-	Version    string `json:"version"`
-	CapturedBy string `json:"captured_by"`
 }
 
 type spec struct {
@@ -82,12 +52,7 @@ type topology struct {
 }
 
 func main() {
-	var keys struct {
-		Keys []keyEntry `json:"keys"`
-	}
-	raw, err := os.ReadFile(os.Args[1])
-	check(err)
-	check(json.Unmarshal(raw, &keys))
+	keys := vectors.ReadKeys(os.Args[1])
 	version := os.Args[2]
 
 	sixty := make([]string, 60)
@@ -107,19 +72,20 @@ func main() {
 	}
 	for _, t := range topologies {
 		var list memcache.ServerList
-		check(list.SetServers(t.servers...))
+		vectors.Check(list.SetServers(t.servers...))
 		client := memcache.NewFromSelector(stopAtPick{&list})
 		// The address each server string resolves to, back to the string (the node id).
 		ids := map[string]string{}
 		var nodes []node
 		for i, s := range t.servers {
 			var addr net.Addr
+			var err error
 			if strings.Contains(s, "/") {
 				addr, err = net.ResolveUnixAddr("unix", s)
 			} else {
 				addr, err = net.ResolveTCPAddr("tcp", s)
 			}
-			check(err)
+			vectors.Check(err)
 			ids[addr.Network()+" "+addr.String()] = s
 			if i > 0 && t.servers[i-1] == s {
 				nodes[len(nodes)-1].Weight++
@@ -132,12 +98,10 @@ func main() {
 				nodes[i].Weight = 0 // the default, left out
 			}
 		}
-		var cases []vcase
-		for i, k := range keys.Keys {
-			key, err := hex.DecodeString(k.Hex)
-			check(err)
-			c := vcase{ID: fmt.Sprintf("%s-%03d", k.Tags, i), Hex: k.Hex}
-			_, err = client.Get(string(key))
+		var cases []vectors.Case
+		for _, k := range keys {
+			c := vectors.Case{ID: k.ID, Hex: k.Hex}
+			_, err := client.Get(string(k.Bytes))
 			var p picked
 			switch {
 			case errors.Is(err, memcache.ErrMalformedKey):
@@ -153,40 +117,18 @@ func main() {
 			}
 			cases = append(cases, c)
 		}
-		shown := t.servers
-		more := ""
-		if len(shown) > 6 {
-			shown, more = shown[:6], " …"
-		}
-		doc := document{
+		vectors.Print(vectors.Document{
 			ID: "gomemcache-" + t.suffix,
-			Description: fmt.Sprintf("gomemcache %s memcache.Client over a memcache.ServerList, %s: SetServers(%s%s), "+
+			Description: fmt.Sprintf("gomemcache %s memcache.Client over a memcache.ServerList, %s: SetServers(%s), "+
 				"node ids the server strings (a server listed w times in a row is one node of weight w); every key of "+
 				"peers/keys.json (as a Go string) through Client.Get, which refuses malformed keys (ErrMalformedKey) "+
 				"before the ServerList picks a server. Captured with %s.",
-				version, t.what, quoted(shown), more, runtime.Version()),
-			Provenance: provenance{Kind: "peer", Peer: "gomemcache",
+				version, t.what, vectors.Shown(t.servers, 6), runtime.Version()),
+			Provenance: vectors.Provenance{Kind: "peer", Peer: "gomemcache",
 				Version:    version + " (Debian golang-github-bradfitz-gomemcache-dev)",
 				CapturedBy: "conformance/peers/gomemcache/capture.sh"},
 			Spec:  spec{Algorithm: "gomemcache", Nodes: nodes},
 			Cases: cases,
-		}
-		out, err := json.Marshal(doc)
-		check(err)
-		fmt.Println(string(out))
-	}
-}
-
-func quoted(s []string) string {
-	q := make([]string, len(s))
-	for i, x := range s {
-		q[i] = fmt.Sprintf("%q", x)
-	}
-	return strings.Join(q, ", ")
-}
-
-func check(err error) {
-	if err != nil {
-		panic(err)
+		})
 	}
 }

@@ -5,36 +5,13 @@
 package main
 
 import (
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"os"
 	"runtime"
-	"strings"
 
 	"github.com/golang/groupcache/consistenthash"
+	"github.com/keyroute/keyroute/conformance/peers/go/vectors"
 )
-
-type keyEntry struct {
-	Hex  string `json:"hex"`
-	Tags string `json:"tags"`
-}
-
-// A vector file, its fields in the corpus's order.
-type document struct {
-	ID          string     `json:"id"`
-	Description string     `json:"description"`
-	Provenance  provenance `json:"provenance"`
-	Spec        spec       `json:"spec"`
-	Cases       []vcase    `json:"cases"`
-}
-
-type provenance struct {
-	Kind       string `json:"kind"`
-	Peer       string `json:"peer"`
-	Version    string `json:"version"`
-	CapturedBy string `json:"captured_by"`
-}
 
 type spec struct {
 	Algorithm string         `json:"algorithm"`
@@ -44,12 +21,6 @@ type spec struct {
 
 type node struct {
 	ID string `json:"id"`
-}
-
-type vcase struct {
-	ID   string `json:"id"`
-	Hex  string `json:"hex"`
-	Node string `json:"node"`
 }
 
 type topology struct {
@@ -64,12 +35,7 @@ type topology struct {
 const tieA, tieB = "peer-09685295", "peer-12060020"
 
 func main() {
-	var keys struct {
-		Keys []keyEntry `json:"keys"`
-	}
-	raw, err := os.ReadFile(os.Args[1])
-	check(err)
-	check(json.Unmarshal(raw, &keys))
+	keys := vectors.ReadKeys(os.Args[1])
 	version := os.Args[2]
 
 	urls := func(n int) []string {
@@ -92,11 +58,9 @@ func main() {
 	for _, t := range topologies {
 		m := consistenthash.New(t.replicas, nil)
 		m.Add(t.peers...)
-		var cases []vcase
-		for i, k := range keys.Keys {
-			key, err := hex.DecodeString(k.Hex)
-			check(err)
-			cases = append(cases, vcase{ID: fmt.Sprintf("%s-%03d", k.Tags, i), Hex: k.Hex, Node: m.Get(string(key))})
+		var cases []vectors.Case
+		for _, k := range keys {
+			cases = append(cases, vectors.Case{ID: k.ID, Hex: k.Hex, Node: m.Get(string(k.Bytes))})
 		}
 		nodes := make([]node, len(t.peers))
 		for i, p := range t.peers {
@@ -106,37 +70,16 @@ func main() {
 		if t.replicas != 50 {
 			params = map[string]int{"replicas": t.replicas}
 		}
-		shown, more := t.peers, ""
-		if len(shown) > 5 {
-			shown, more = shown[:5], " …"
-		}
-		doc := document{
+		vectors.Print(vectors.Document{
 			ID: "groupcache-" + t.suffix,
-			Description: fmt.Sprintf("groupcache %s consistenthash.New(%d, nil) (CRC-32), %s: Add(%s%s), node ids the "+
+			Description: fmt.Sprintf("groupcache %s consistenthash.New(%d, nil) (CRC-32), %s: Add(%s), node ids the "+
 				"peer names; every key of peers/keys.json (as a Go string) through Map.Get. Captured with %s.",
-				version, t.replicas, t.what, quoted(shown), more, runtime.Version()),
-			Provenance: provenance{Kind: "peer", Peer: "groupcache",
+				version, t.replicas, t.what, vectors.Shown(t.peers, 5), runtime.Version()),
+			Provenance: vectors.Provenance{Kind: "peer", Peer: "groupcache",
 				Version:    version + " (Debian golang-github-golang-groupcache-dev)",
 				CapturedBy: "conformance/peers/groupcache/capture.sh"},
 			Spec:  spec{Algorithm: "groupcache", Params: params, Nodes: nodes},
 			Cases: cases,
-		}
-		out, err := json.Marshal(doc)
-		check(err)
-		fmt.Println(string(out))
-	}
-}
-
-func quoted(s []string) string {
-	q := make([]string, len(s))
-	for i, x := range s {
-		q[i] = fmt.Sprintf("%q", x)
-	}
-	return strings.Join(q, ", ")
-}
-
-func check(err error) {
-	if err != nil {
-		panic(err)
+		})
 	}
 }

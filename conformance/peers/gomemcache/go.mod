@@ -1,8 +1,0 @@
-module github.com/keyroute/keyroute/conformance/peers/gomemcache
-
-go 1.19
-
-require github.com/bradfitz/gomemcache v0.0.0
-
-// Debian's source, given a go.mod by ffi/go/debian-sources.sh (no module proxy is used).
-replace github.com/bradfitz/gomemcache => ../../../build/go-debian/gomemcache
