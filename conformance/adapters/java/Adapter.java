@@ -214,8 +214,9 @@ public final class Adapter {
   /**
    * The address spymemcached would hold for a server, without DNS. The LIBMEMCACHED format names
    * a node by its host name, so the host is handed over as the address's name. The SPYMEMCACHED
-   * format names it by InetSocketAddress.toString(): "ip:port" for an IP literal, and
-   * "hostname/ip:port" for a host name, with the address DNS gave, which the spec keeps in `name`.
+   * format names it by InetSocketAddress.toString(): "ip:port" for an IPv4 literal, "[ip]:port"
+   * for an IPv6 one, and "hostname/ip:port" for a host name, with the address DNS gave, which the
+   * spec keeps in `name`.
    */
   static InetSocketAddress address(KetamaNodeKeyFormatter.Format format, String host, int port, String name) throws Unsupported {
     byte[] ip = ipv4(host);
@@ -224,6 +225,12 @@ public final class Adapter {
         return new InetSocketAddress(InetAddress.getByAddress(host, ip != null ? ip : new byte[] {127, 0, 0, 1}), port);
       }
       if (ip != null) return new InetSocketAddress(InetAddress.getByAddress(ip), port);
+      if (host.indexOf(':') >= 0) {
+        // An IPv6 literal, with or without brackets: the JDK parses it without a lookup (and
+        // makes an IPv4-mapped one an IPv4 address, as spymemcached's own would be).
+        String literal = host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
+        return new InetSocketAddress(InetAddress.getByName(literal), port);
+      }
       String prefix = host + "/";
       byte[] resolved = name != null && name.startsWith(prefix) && name.lastIndexOf(':') > prefix.length()
           ? ipv4(name.substring(prefix.length(), name.lastIndexOf(':'))) : null;
