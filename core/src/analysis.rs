@@ -288,9 +288,10 @@ pub fn ownership(router: &Router) -> Ownership {
         Router::Preset(PresetRouter::RedisCluster(r)) => slot_shares(r.slots().owners(), n),
         Router::Rendezvous(_) => Ownership { shares: weight_shares(), method: Method::Expected },
         Router::Jump(_) | Router::Modulo(_) => Ownership { shares: vec![1.0 / n as f64; n], method: Method::Expected },
-        Router::Preset(PresetRouter::Modulo(m)) if let Some(owners) = m.residue_owners() => {
+        Router::Preset(PresetRouter::Modulo(m)) if m.residue_owners().is_some() => {
             // Of the 2^32 CRC-32 values, residue r of `owners.len()` takes the values below 2^32
             // that leave it: exact, whatever the server list's length.
+            let owners = m.residue_owners().unwrap_or_default();
             let (space, residues) = (1u64 << 32, owners.len().max(1) as u64);
             let mut shares = vec![0.0; n];
             for (r, &o) in owners.iter().enumerate() {
