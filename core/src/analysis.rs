@@ -279,6 +279,21 @@ pub fn ownership(router: &Router) -> Ownership {
         let space = seg.space();
         return Ownership { shares: acc.iter().map(|&a| a as f64 / space).collect(), method: Method::Exact };
     }
+    if let Router::Preset(PresetRouter::Modulo(m)) = router
+        && let Some(owners) = m.residue_owners()
+    {
+        // Of the 2^32 CRC-32 values, residue r of `owners.len()` takes those that leave it:
+        // exact, whatever the server list's length.
+        let (space, residues) = (1u64 << 32, owners.len().max(1) as u64);
+        let mut shares = vec![0.0; n];
+        for (r, &o) in owners.iter().enumerate() {
+            let count = space / residues + u64::from(space % residues > r as u64);
+            if let Some(s) = shares.get_mut(o as usize) {
+                *s += count as f64 / space as f64;
+            }
+        }
+        return Ownership { shares, method: Method::Exact };
+    }
     let weight_shares = || {
         let total = topology.total_weight() as f64;
         topology.nodes().iter().map(|node| f64::from(node.weight()) / total).collect::<Vec<_>>()
@@ -288,20 +303,6 @@ pub fn ownership(router: &Router) -> Ownership {
         Router::Preset(PresetRouter::RedisCluster(r)) => slot_shares(r.slots().owners(), n),
         Router::Rendezvous(_) => Ownership { shares: weight_shares(), method: Method::Expected },
         Router::Jump(_) | Router::Modulo(_) => Ownership { shares: vec![1.0 / n as f64; n], method: Method::Expected },
-        Router::Preset(PresetRouter::Modulo(m)) if m.residue_owners().is_some() => {
-            // Of the 2^32 CRC-32 values, residue r of `owners.len()` takes the values below 2^32
-            // that leave it: exact, whatever the server list's length.
-            let owners = m.residue_owners().unwrap_or_default();
-            let (space, residues) = (1u64 << 32, owners.len().max(1) as u64);
-            let mut shares = vec![0.0; n];
-            for (r, &o) in owners.iter().enumerate() {
-                let count = space / residues + u64::from(space % residues > r as u64);
-                if let Some(s) = shares.get_mut(o as usize) {
-                    *s += count as f64 / space as f64;
-                }
-            }
-            Ownership { shares, method: Method::Exact }
-        }
         _ => {
             let mut counts = vec![0u32; n];
             let mut key = [0u8; 18];
