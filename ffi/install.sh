@@ -3,7 +3,7 @@
 # (scripts/dist/build-c.sh) both run it.
 #
 #   ffi/install.sh --prefix /usr/local [--libdir lib] [--destdir DIR] [--profile release]
-#                  [--relocatable]
+#                  [--relocatable] [--target TRIPLE]
 #
 # Builds keyroute-ffi (cargo rustc, asking rustc for the system libraries the static library
 # needs: --print native-static-libs), then installs under DESTDIR/PREFIX:
@@ -17,7 +17,8 @@
 #   share/keyroute/vectors/ (the conformance corpus), share/doc/keyroute/ (licences)
 #
 # LIBDIR is relative to PREFIX (lib/x86_64-linux-gnu works). The library's file names follow
-# the target cargo builds for (CARGO_BUILD_TARGET is honoured). --relocatable writes the
+# the target cargo builds for (--target, or CARGO_BUILD_TARGET; CARGO may be another cargo, such
+# as cargo-zigbuild, whose target may carry a glibc floor: aarch64-unknown-linux-gnu.2.17). --relocatable writes the
 # pkg-config files with a prefix found from their own place (${pcfiledir}), for an install that
 # is unpacked somewhere else (the tarball); the CMake files are always relocatable.
 set -euo pipefail
@@ -31,6 +32,7 @@ libdir=lib
 destdir=
 profile=release
 relocatable=0
+target=()
 die() {
   echo "ffi/install.sh: $*" >&2
   exit 2
@@ -42,6 +44,7 @@ while (($#)); do
     --destdir) destdir="${2-}"; shift 2 ;;
     --profile) profile="${2:?--profile needs a name}"; shift 2 ;;
     --relocatable) relocatable=1; shift ;;
+    --target) target=(--target "${2:?--target needs a target triple}"); shift 2 ;;
     *) die "unknown argument: $1 (see the comment at the top of this script)" ;;
   esac
 done
@@ -56,7 +59,7 @@ libdir="${libdir%/}"
 # the library is already fresh, so a second install builds nothing.
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-(cd "$ROOT" && "$CARGO" rustc -p keyroute-ffi --lib --locked --profile "$profile" --message-format=json \
+(cd "$ROOT" && "$CARGO" rustc -p keyroute-ffi --lib --locked --profile "$profile" "${target[@]}" --message-format=json \
   -- --print native-static-libs) >"$work/build.json"
 python3 - "$work/build.json" >"$work/build.env" <<'EOF'
 import json

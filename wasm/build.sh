@@ -31,7 +31,7 @@ if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$want" ]; th
 fi
 
 cargo build -q --locked -p keyroute-wasm --target wasm32-unknown-unknown --profile wasm
-raw="$ROOT/target/wasm32-unknown-unknown/wasm/keyroute_wasm.wasm"
+raw="${CARGO_TARGET_DIR:-$ROOT/target}/wasm32-unknown-unknown/wasm/keyroute_wasm.wasm"
 wasm-opt -Oz --enable-bulk-memory --enable-sign-ext --enable-nontrapping-float-to-int --enable-mutable-globals \
   --enable-reference-types --enable-multivalue "$raw" -o "$BUILD/keyroute_opt.wasm"
 wasm-bindgen --target web --no-typescript --out-dir "$OUT" --out-name keyroute "$BUILD/keyroute_opt.wasm"

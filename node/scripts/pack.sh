@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The npm packages into the folder OUT, after checking that their versions are the workspace's
+# scripts/pack.sh OUT [PLATFORM...]: the npm packages into the folder OUT, after checking that their versions are the workspace's
 # (scripts/dist/version.sh) and that the addon and the WebAssembly build are in place:
 #   keyroute-VERSION.tgz                 the JS API, its types, the WebAssembly backend, the corpus
 #                                        and `keyroute-conformance`; no addon and no install script.
@@ -7,16 +7,24 @@
 #                                        an optionalDependency, which npm installs only on that
 #                                        platform (their os/cpu/libc fields).
 #   keyroute-<platform>-VERSION.tgz      the native addon for one platform (node/npm/<platform>/),
-#                                        for each platform whose addon is built (today linux-x64-gnu).
+#                                        for each PLATFORM named (every one in node/npm/ when none
+#                                        is: linux-x64-gnu and linux-arm64-gnu); its addon must be
+#                                        built (keyroute.<platform>.node in node/).
 # Then checks that each tarball carries what it must. Prints the tarballs' paths, the keyroute
 # one first. node/test.sh and scripts/dist/build-npm.sh pack through it.
 set -euo pipefail
 NODE_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ROOT=$(cd "$NODE_DIR/.." && pwd)
 out=$(mkdir -p "$1" && cd "$1" && pwd)
+shift
 version=$("$ROOT/scripts/dist/version.sh")
-mapfile -t platforms < <(cd "$NODE_DIR/npm" && ls -d -- */ | tr -d / | LC_ALL=C sort)
-for manifest in "$NODE_DIR/package.json" "${platforms[@]/#/$NODE_DIR/npm/}"; do
+mapfile -t listed < <(cd "$NODE_DIR/npm" && ls -d -- */ | tr -d / | LC_ALL=C sort)
+platforms=("$@")
+((${#platforms[@]})) || platforms=("${listed[@]}")
+for platform in "${platforms[@]}"; do
+  [[ -d $NODE_DIR/npm/$platform ]] || { echo "node: no package node/npm/$platform" >&2; exit 1; }
+done
+for manifest in "$NODE_DIR/package.json" "${listed[@]/#/$NODE_DIR/npm/}"; do
   [[ -d $manifest ]] && manifest=$manifest/package.json
   pkg_version=$(node -p 'require(process.argv[1]).version' "$manifest")
   if [[ $pkg_version != "$version" ]]; then
@@ -36,7 +44,7 @@ trap 'rm -rf "$work"' EXIT
 # no devDependencies, and the platform packages as optionalDependencies.
 raw=$(cd "$NODE_DIR" && npm pack --silent --pack-destination "$work" | tail -n 1)
 mkdir "$work/main" && tar -xzf "$work/$raw" -C "$work/main"
-node - "$work/main/package/package.json" "$version" "${platforms[@]}" <<'JS'
+node - "$work/main/package/package.json" "$version" "${listed[@]}" <<'JS'
 const fs = require('node:fs')
 const [file, version, ...platforms] = process.argv.slice(2)
 const manifest = JSON.parse(fs.readFileSync(file, 'utf8'))

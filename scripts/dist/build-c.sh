@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# The C release tarball: keyroute-<version>-<arch>-<os>-<abi>.tar.gz (x86_64-linux-gnu here) in
-# OUT, a staged install made by ffi/install.sh (the install `make -C ffi install` runs), with
-# one release build of keyroute-ffi:
+# The C release archives, one per platform that ships the C library (scripts/dist/platforms.sh):
+# keyroute-<version>-<platform>.tar.gz for x86_64-linux-gnu and aarch64-linux-gnu, and
+# keyroute-<version>-x86_64-windows-gnu.zip, in OUT. Each is a staged install made by
+# ffi/install.sh (the install `make -C ffi install` runs), with one release build of
+# keyroute-ffi for its platform:
 #
 #   keyroute-<version>-x86_64-linux-gnu/
 #     include/keyroute.h
@@ -10,6 +12,10 @@
 #     lib/cmake/keyroute/keyroute-config.cmake, keyroute-config-version.cmake
 #     share/keyroute/vectors/v1/                          (the conformance corpus)
 #     share/doc/keyroute/, LICENSE-MIT, LICENSE-APACHE, README.md
+#
+# On Windows the DLL is bin/keyroute.dll, with lib/libkeyroute.dll.a (its import library, for
+# MinGW gcc and clang) and lib/libkeyroute.a (static). `make test-cross` runs the C conformance
+# runner against each archive on its platform (qemu, wine).
 #
 # The archive is reproducible from the same build: sorted names, owner 0, the time of the last
 # commit (SOURCE_DATE_EPOCH when set), gzip without a timestamp.
@@ -20,21 +26,9 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 version=$(scripts/dist/version.sh)
 
-# The platform part of the name, from the target cargo builds for: x86_64-unknown-linux-gnu
-# gives x86_64-linux-gnu (the vendor dropped, as Debian's multiarch names do).
-target=${CARGO_BUILD_TARGET:-$(rustc -vV | sed -n 's/^host: //p')}
-platform=$(echo "$target" | sed -e 's/-unknown-/-/' -e 's/-pc-/-/')
-name="keyroute-$version-$platform"
-
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-stage="$work/$name"
-ffi/install.sh --prefix / --destdir "$stage" --libdir lib --profile release --relocatable
-# The static library carries the standard library's debug sections: not what a release ships
-# (the shared library is already stripped of them by the release profile).
-strip --strip-debug "$stage/lib/libkeyroute.a"
-install -m 644 LICENSE-MIT LICENSE-APACHE "$stage/"
-cat >"$stage/README.md" <<EOF
+# The archive's README, for a Unix platform and for Windows ($platform, $name: the loop's).
+unix_readme() {
+  cat <<EOF
 # keyroute $version for $platform: the C library
 
 A consistent-hashing router: the same key and the same topology give the same node in every
@@ -59,9 +53,69 @@ change the ABI; patch releases never do), \`libkeyroute.so.MAJOR\` from 1.0 on. 
 
 Licensed under MIT or Apache-2.0, at your option (LICENSE-MIT, LICENSE-APACHE).
 EOF
+}
 
-epoch=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || echo 0)}
-tarball="$out/$name.tar.gz"
-tar -C "$work" --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$epoch" -cf - "$name" | gzip -9n >"$tarball.tmp"
-mv "$tarball.tmp" "$tarball"
-echo "build-c: $(basename "$tarball") ($(du -h "$tarball" | cut -f1))"
+windows_readme() {
+  cat <<EOF
+# keyroute $version for $platform: the C library for Windows x64
+
+A consistent-hashing router: the same key and the same topology give the same node in every
+language and on every platform. Built with MinGW-w64; unpack it anywhere and point the build at
+it:
+
+\`\`\`console
+gcc app.c -I$name/include $name/lib/libkeyroute.dll.a    # keep bin/keyroute.dll beside app.exe
+gcc app.c -I$name/include $name/lib/libkeyroute.a $(sed -n 's/^Libs.private: //p' "$stage/lib/pkgconfig/keyroute.pc")
+cmake -DCMAKE_PREFIX_PATH=$name ...   # find_package(keyroute 0.$(cut -d. -f2 <<<"$version") REQUIRED)
+\`\`\`
+
+- \`bin/keyroute.dll\`: the library. Windows has no SONAME: every 0.x minor release may change
+  the ABI, so call \`KEYROUTE_VERSION_COMPATIBLE()\` once at start-up to check that the DLL
+  serves the header.
+- \`lib/libkeyroute.dll.a\`: its import library (MinGW gcc, clang); \`lib/libkeyroute.a\`: the
+  static library, with the system libraries it needs in \`lib/pkgconfig/keyroute-static.pc\`.
+- \`include/keyroute.h\`: the API, documented function by function.
+- \`share/keyroute/vectors/v1/\`: the conformance corpus, golden key → node vectors every
+  keyroute surface passes.
+
+Tested under wine (the C conformance runner over the whole corpus), not on a Windows machine.
+Licensed under MIT or Apache-2.0, at your option (LICENSE-MIT, LICENSE-APACHE).
+EOF
+}
+
+# shellcheck source=scripts/lib.sh
+source scripts/lib.sh
+# shellcheck source=scripts/dist/platforms.sh
+source scripts/dist/platforms.sh
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+for platform in $(platforms_with c); do
+  platform_cargo "$platform"
+  name="keyroute-$version-$platform"
+  stage="$work/$name"
+  target=()
+  [[ $PLATFORM_TOOL == host ]] || target=(--target "$PLATFORM_ZTARGET") # the host's: target/release
+  CARGO=${PLATFORM_CARGO[0]} ffi/install.sh --prefix / --destdir "$stage" --libdir lib --profile release \
+    --relocatable "${target[@]}"
+  # The static library carries the standard library's debug sections: not what a release ships
+  # (the shared library is already stripped of them by the release profile).
+  # mingw-w64's strip stops at the archive's members that have no sections (split-debug stubs),
+  # so the Windows static library ships as rustc wrote it.
+  case $platform in
+    aarch64-linux-gnu) apt_install binutils-aarch64-linux-gnu; strip=aarch64-linux-gnu-strip ;;
+    *-windows-gnu) strip= ;;
+    *) strip="strip" ;;
+  esac
+  [[ -z $strip ]] || "$strip" --strip-debug "$stage/lib/libkeyroute.a"
+  install -m 644 LICENSE-MIT LICENSE-APACHE "$stage/"
+  if [[ $platform == *windows* ]]; then
+    windows_readme >"$stage/README.md"
+    archive="$out/$name.zip"
+  else
+    unix_readme >"$stage/README.md"
+    archive="$out/$name.tar.gz"
+  fi
+  platform_archive "$work" "$name" "$archive"
+  echo "build-c: $(basename "$archive") ($(du -h "$archive" | cut -f1))"
+done
