@@ -95,7 +95,7 @@ FUZZ_SECONDS ?= 3600
 fuzz: ## Long fuzzing: each target for FUZZ_SECONDS (3600) or 10 million executions.
 	scripts/fuzz.sh long $(FUZZ_SECONDS)
 
-test-cross: ## Big-endian s390x, 32-bit i686 and aarch64 under qemu: the whole conformance corpus, the core's tests.
+test-cross: ## s390x, i686 and aarch64 under qemu: the corpus and the core's tests; then every arm64, musl and Windows artifact of dist/ on its platform (qemu, wine).
 	scripts/test-cross.sh
 
 wasm: ## Build the WebAssembly backend into node/wasm (wasm-bindgen CLI and binaryen installed first).

@@ -68,7 +68,8 @@ mkdir "$work/from-path" && (cd "$work/from-path" && npm init -y >/dev/null && np
 scripts/check-install.sh "$work/from-path" native
 echo "  ok: npm install $NODE_DIR from an unrelated folder"
 
-packed=$(scripts/pack.sh "$work/packed")
+# keyroute and this machine's platform package (npm refuses another platform's outright).
+packed=$(scripts/pack.sh "$work/packed" "$(node -p "require('./lib/platform.cjs').platformName()")")
 mapfile -t tarballs <<<"$packed"
 bare=$("$ROOT/scripts/dist/no-rust-path.sh")
 if PATH="$bare" command -v cargo >/dev/null || PATH="$bare" command -v rustc >/dev/null; then

@@ -2,9 +2,12 @@
 # Cross-platform determinism: the core's tests and every conformance vector file, run on a
 # big-endian target (s390x), a 32-bit target (i686) and 64-bit Arm (aarch64, as Graviton
 # servers run) under qemu-user, built with Debian's cross compilers. The same key and topology must give the same node there as on the host.
+# Then the release artifacts of every other platform (make dist: Linux arm64 and musl, Windows)
+# on their platforms, under qemu-user and wine: scripts/dist/run-platforms.sh.
 #
-#   scripts/test-cross.sh              every target
-#   scripts/test-cross.sh s390x        one (short name or full triple)
+#   scripts/test-cross.sh              every target, then the release artifacts
+#   scripts/test-cross.sh s390x        one target (short name or full triple)
+#   scripts/test-cross.sh dist         only the release artifacts (dist/, built when stale)
 #
 # Installs (idempotently, as root on Debian 12) qemu-user, the cross gcc and libc of each
 # target, and the rustup targets for the toolchain pinned in rust-toolchain.toml. Linkers and
@@ -23,8 +26,14 @@ TARGETS=(
   "aarch64-unknown-linux-gnu|gcc-aarch64-linux-gnu libc6-dev-arm64-cross|aarch64-linux-gnu-gcc|qemu-aarch64|/usr/aarch64-linux-gnu"
 )
 
-# Which targets: all, or those named on the command line (s390x, i686 or the full triple).
+# Which targets: all, or those named on the command line (s390x, i686 or the full triple);
+# `dist` asks for the release artifacts, which run after every target when none is named.
 selected=()
+artifacts=0
+[ $# -eq 0 ] && artifacts=1
+for want in "$@"; do
+  if [ "$want" = dist ]; then artifacts=1; fi
+done
 for entry in "${TARGETS[@]}"; do
   triple=${entry%%|*}
   if [ $# -eq 0 ]; then
@@ -35,8 +44,8 @@ for entry in "${TARGETS[@]}"; do
     done
   fi
 done
-if [ ${#selected[@]} -eq 0 ]; then
-  echo "test-cross: no known target in: $* (known: s390x, i686, aarch64)" >&2
+if [ ${#selected[@]} -eq 0 ] && [ "$artifacts" = 0 ]; then
+  echo "test-cross: no known target in: $* (known: s390x, i686, aarch64, dist)" >&2
   exit 2
 fi
 
@@ -136,6 +145,18 @@ for entry in "${selected[@]}"; do
 
   results+=("$short: $endian-endian, $width-bit: conformance $conf, $files files, cases $cases; core $core ($((SECONDS - t0))s)")
 done
+
+# 5. The release artifacts of the other platforms, each on its platform.
+if [ "$artifacts" = 1 ]; then
+  t0=$SECONDS
+  scripts/dist/ensure.sh dist
+  if scripts/dist/run-platforms.sh dist 2>&1 | tee "$logs/dist.log"; then
+    results+=("dist: $(grep -E '^platforms: ' "$logs/dist.log" | tail -n 1) ($((SECONDS - t0))s)")
+  else
+    results+=("dist: FAILED ($((SECONDS - t0))s; $logs/dist.log)")
+    failures+=("dist")
+  fi
+fi
 
 echo
 echo "test-cross: summary ($((SECONDS - start))s)"

@@ -7,7 +7,10 @@
 # from CommonJS and from ES modules; the hashring drop-in and bounded loads; then
 # `npx keyroute-conformance` on the backend `keyroute` chose and on WebAssembly, with JUnit
 # reports. node/test.sh runs it after installing from a path and from the tarballs, and
-# scripts/dist/test-npm.sh after installing the release tarballs.
+# scripts/dist/test-npm.sh after installing the release tarballs; scripts/dist/run-platforms.sh
+# on arm64 (qemu) and Windows (wine), with that platform's `node` first on PATH. There,
+# KEYROUTE_CHECK_BIN=node runs the package's bin with `node` instead of npx: npx starts a bin
+# through its .cmd shim on Windows, and wine's cmd.exe does not run npm's shims.
 set -euo pipefail
 cd "$1"
 want=${2:?usage: check-install.sh DIR native|wasm}
@@ -73,7 +76,11 @@ fi
 backends=(wasm)
 [[ $want == native ]] && backends=(addon wasm)
 for backend in "${backends[@]}"; do
-  npx --no-install keyroute-conformance --backend "$backend" --junit "report-$backend.xml" --quiet 2>/dev/null | sed 's/^/  /'
+  if [[ ${KEYROUTE_CHECK_BIN:-npx} == node ]]; then
+    node node_modules/keyroute/bin/keyroute-conformance.js --backend "$backend" --junit "report-$backend.xml" --quiet 2>/dev/null | sed 's/^/  /'
+  else
+    npx --no-install keyroute-conformance --backend "$backend" --junit "report-$backend.xml" --quiet 2>/dev/null | sed 's/^/  /'
+  fi
   grep -q '<testsuites name="keyroute conformance ('"$backend"')" tests="[1-9][0-9]*" failures="0"' "report-$backend.xml"
 done
 if [[ $want == wasm ]]; then

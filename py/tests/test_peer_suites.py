@@ -152,8 +152,24 @@ def uhashring_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out / name
 
 
+# uhashring's test_distribution draws its 1,000 keys with an unseeded randint and asserts that the
+# spread's standard deviation is "usually under 20"; a `make test` run here drew 20.85 against
+# uhashring itself. Each test starts from the same seed instead (0 gives 11.4 on both), so the
+# suite's verdict depends on the router, not on the draw.
+SEEDED_RANDOM = """import random
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _keyroute_seeded_random():
+    random.seed(0)
+"""
+
+
 def copy_suite(source: Path, tmp: Path) -> Path:
     shutil.copytree(source / "tests", tmp / "tests")
+    (tmp / "tests" / "conftest.py").write_text(SEEDED_RANDOM)
     return tmp
 
 

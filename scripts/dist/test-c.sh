@@ -27,8 +27,8 @@ minor=$(cut -d. -f2 <<<"$version")
 patch=$(cut -d. -f3 <<<"$version" | sed 's/[^0-9].*//')
 if [[ $major == 0 ]]; then soname="libkeyroute.so.0.$minor"; else soname="libkeyroute.so.$major"; fi
 shopt -s nullglob
-tarballs=("$dist/keyroute-$version"-*-linux-gnu.tar.gz)
-((${#tarballs[@]} == 1)) || { echo "test-c: expected one keyroute-$version-*-linux-gnu.tar.gz in $dist, found ${#tarballs[@]}" >&2; exit 1; }
+tarballs=("$dist/keyroute-$version"-x86_64-linux-gnu.tar.gz)
+((${#tarballs[@]} == 1)) || { echo "test-c: expected keyroute-$version-x86_64-linux-gnu.tar.gz in $dist, found ${#tarballs[@]}" >&2; exit 1; }
 shopt -u nullglob
 
 # shellcheck source=scripts/lib.sh

@@ -14,7 +14,7 @@ cd "$(dirname "$0")/../.."
 dist=$(cd "${1:?usage: test-dotnet.sh DIST}" && pwd)
 version=$(scripts/dist/version.sh)
 nupkg="$dist/Keyroute.$version.nupkg"
-ctar=$(find "$dist" -maxdepth 1 -name "keyroute-$version-*-linux-gnu.tar.gz" -print -quit)
+ctar=$(find "$dist" -maxdepth 1 -name "keyroute-$version-x86_64-linux-gnu.tar.gz" -print -quit)
 for f in "$nupkg" "$ctar"; do
   [[ -n $f && -f $f ]] || { echo "test-dotnet: the .nupkg or the C tarball of $version is missing in $dist" >&2; exit 1; }
 done

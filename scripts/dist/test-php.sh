@@ -13,7 +13,7 @@ cd "$(dirname "$0")/../.."
 dist=$(cd "${1:?usage: test-php.sh DIST}" && pwd)
 version=$(scripts/dist/version.sh)
 phpzip="$dist/keyroute-php-$version.zip"
-ctar=$(find "$dist" -maxdepth 1 -name "keyroute-$version-*-linux-gnu.tar.gz" -print -quit)
+ctar=$(find "$dist" -maxdepth 1 -name "keyroute-$version-x86_64-linux-gnu.tar.gz" -print -quit)
 for f in "$phpzip" "$ctar"; do
   [[ -n $f && -f $f ]] || { echo "test-php: the PHP zip or the C tarball of $version is missing in $dist" >&2; exit 1; }
 done

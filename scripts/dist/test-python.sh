@@ -13,7 +13,8 @@ DIST=${1:?usage: test-python.sh DISTDIR}
 DIST=$(cd "$DIST" && pwd)
 cd "$ROOT"
 VERSION=$(scripts/dist/version.sh)
-MATURIN_PIN="1.16.0"
+# shellcheck source=scripts/dist/platforms.sh
+source scripts/dist/platforms.sh # MATURIN_PIN, the builders' own
 NO_RUST_PATH=$(scripts/dist/no-rust-path.sh)
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 
