@@ -550,7 +550,7 @@ func TestWatchFile(t *testing.T) {
 	})
 	i := instance(s, "go-file-1")
 	if s.Version != 4 || !s.Converged() || s.Count("sync") != 1 || i.ViewVersion != 4 || !i.HasView ||
-		i.Fingerprint != s.Fingerprint || i.PID != os.Getpid() || i.Surface != "c" || i.Refusals < 1 ||
+		i.Fingerprint != s.Fingerprint || i.PID != os.Getpid() || i.Surface != "go" || i.Refusals < 1 ||
 		i.Refusal == nil || i.Refusal.Code != keyroute.CodeDuplicateNodeID || s.Deadline != 30*time.Second {
 		t.Fatalf("fleet status %+v, instance %+v", s, i)
 	}

@@ -14,7 +14,7 @@ static void krgo_on_event(void *user, const kr_view_event *event) {
 
 // Starts a watch with its options built on this stack, so that no Go pointer is stored in
 // memory that outlives the call (kr_watch_start copies the instance id). A callback handle of 0
-// asks for no callback.
+// asks for no callback. The census names the surface `go`.
 static kr_status krgo_watch_start(const char *url, size_t url_len, const kr_live_view *lv, double poll,
                                   bool poll_only, uint32_t census, const char *instance, size_t instance_len,
                                   double ttl, uintptr_t callback, kr_watch **watch) {
@@ -26,6 +26,8 @@ static kr_status krgo_watch_start(const char *url, size_t url_len, const kr_live
 	o.instance = instance;
 	o.instance_len = instance_len;
 	o.census_ttl_seconds = ttl;
+	o.surface = "go";
+	o.surface_len = 2;
 	if (callback != 0) {
 		o.callback = krgo_on_event;
 		o.user = (void *)callback;

@@ -702,6 +702,15 @@ typedef struct {
    * Handed to `callback` as is.
    */
   void *user;
+  /**
+   * The surface the census entry names: a binding over this library names itself (`go`,
+   * `java`, …; 1 to 32 of `a-z 0-9 _ -`), UTF-8, not NUL-terminated; NULL for `c`.
+   */
+  const char *surface;
+  /**
+   * Its length in bytes.
+   */
+  size_t surface_len;
 } kr_watch_options;
 
 #ifdef __cplusplus
@@ -1917,7 +1926,7 @@ kr_status kr_view_document_json(const kr_view *view, char **json, size_t *json_l
  * with `KR_INVALID_PARAMETER`; a free would wait for itself).
  *
  * With the census on (`options->census`; by default for etcd), the watch registers as
- * `options->instance` (surface `c`) and its entry says which view it routes with, until the
+ * `options->instance` on `options->surface` (`c` by default) and its entry says which view it routes with, until the
  * watch stops. The first read happens on the watch's thread, after this returns.
  *
  * Errors: `KR_UNKNOWN_SOURCE` for a URL of no source; `KR_INVALID_PARAMETER` for an option out
@@ -1927,7 +1936,8 @@ kr_status kr_view_document_json(const kr_view *view, char **json, size_t *json_l
  * # Safety
  * `url` must point to `url_len` readable bytes; `live_view` must be NULL or a live-view handle;
  * `options` must be NULL or point to a `kr_watch_options` whose `instance` is NULL or points to
- * `instance_len` readable bytes; `watch` must be NULL or point to writable storage for one
+ * `instance_len` readable bytes, and whose `surface` is NULL or points to `surface_len` readable
+ * bytes; `watch` must be NULL or point to writable storage for one
  * pointer.
  */
 kr_status kr_watch_start(const char *url,

@@ -88,6 +88,11 @@ pub struct KrWatchOptions {
     pub callback: KrViewEventFn,
     /// Handed to `callback` as is.
     pub user: *mut c_void,
+    /// The surface the census entry names: a binding over this library names itself (`go`,
+    /// `java`, …; 1 to 32 of `a-z 0-9 _ -`), UTF-8, not NUL-terminated; NULL for `c`.
+    pub surface: *const c_char,
+    /// Its length in bytes.
+    pub surface_len: usize,
 }
 
 /// Another counted reference to the live view behind a handle (a watch keeps its own).
@@ -198,7 +203,7 @@ unsafe fn open(url: *const c_char, url_len: usize) -> Result<(String, Arc<dyn So
 /// with `KR_INVALID_PARAMETER`; a free would wait for itself).
 ///
 /// With the census on (`options->census`; by default for etcd), the watch registers as
-/// `options->instance` (surface `c`) and its entry says which view it routes with, until the
+/// `options->instance` on `options->surface` (`c` by default) and its entry says which view it routes with, until the
 /// watch stops. The first read happens on the watch's thread, after this returns.
 ///
 /// Errors: `KR_UNKNOWN_SOURCE` for a URL of no source; `KR_INVALID_PARAMETER` for an option out
@@ -208,7 +213,8 @@ unsafe fn open(url: *const c_char, url_len: usize) -> Result<(String, Arc<dyn So
 /// # Safety
 /// `url` must point to `url_len` readable bytes; `live_view` must be NULL or a live-view handle;
 /// `options` must be NULL or point to a `kr_watch_options` whose `instance` is NULL or points to
-/// `instance_len` readable bytes; `watch` must be NULL or point to writable storage for one
+/// `instance_len` readable bytes, and whose `surface` is NULL or points to `surface_len` readable
+/// bytes; `watch` must be NULL or point to writable storage for one
 /// pointer.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn kr_watch_start(
@@ -252,10 +258,17 @@ pub unsafe extern "C" fn kr_watch_start(
             Some(o) => unsafe { optional_text(o.instance, o.instance_len, "instance") }?,
             None => None,
         };
+        let surface = match options {
+            // SAFETY: `surface` is NULL or points to `surface_len` readable bytes, as this function's `# Safety` requires.
+            Some(o) => unsafe { optional_text(o.surface, o.surface_len, "surface") }?,
+            None => None,
+        };
+        let surface = surface.unwrap_or("c");
+        census::check_surface(surface)?;
         let instance = match (register, id) {
             (false, _) => None,
-            (true, Some(id)) => Some(Instance::new(id, "c")?),
-            (true, None) => Some(Instance::this_process("c")),
+            (true, Some(id)) => Some(Instance::new(id, surface)?),
+            (true, None) => Some(Instance::this_process(surface)),
         };
         let watch_id = WATCH_IDS.fetch_add(1, Ordering::Relaxed);
         let mut sink: source::Sink = match options.and_then(|o| o.callback.map(|f| (f, o.user))) {

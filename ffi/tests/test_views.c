@@ -487,6 +487,12 @@ static void test_file_watch(void) {
     options.census = 7;
     CHECK_STATUS(kr_watch_start(url, strlen(url), lv, &options, &watch), KR_INVALID_PARAMETER);
     options.census = KR_CENSUS_ON;
+    /* A surface name is a-z, 0-9, '_' and '-'; none (NULL) is `c`. */
+    options.surface = "C++";
+    options.surface_len = 3;
+    CHECK_STATUS(kr_watch_start(url, strlen(url), lv, &options, &watch), KR_INVALID_PARAMETER);
+    options.surface = NULL;
+    options.surface_len = 0;
     CHECK(watch == NULL);
     CHECK_STATUS(kr_watch_start(url, strlen(url), lv, &options, &watch), KR_OK);
     CHECK(wait_version(lv, 1));
@@ -513,6 +519,7 @@ static void test_file_watch(void) {
      * swap) a good version 4 over the broken one... the file holds version 3, so expecting 2 is
      * a conflict, expecting 3 applies. */
     CHECK(wait_status(url, "\"instance\":\"c-file-1\"", 0));
+    CHECK(wait_status(url, "\"surface\":\"c\"", 0));
     /* The entry is rewritten by the census member's own thread after the event: wait for it. */
     CHECK(wait_status(url, "\"standing\":\"refused\"", 0));
     CHECK_STATUS(publish_to(url, 4, SPEC_A, 2, &version),

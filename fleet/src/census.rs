@@ -117,6 +117,28 @@ impl Instance {
     }
 }
 
+/// The longest surface name a census entry takes (see [`check_surface`]).
+pub const MAX_SURFACE_LEN: usize = 32;
+
+/// Checks a surface name (a binding over the C library names itself: `go`, `java`, …): 1 to
+/// [`MAX_SURFACE_LEN`] characters of `a–z 0–9 _ -`.
+///
+/// # Errors
+/// `invalid_parameter`.
+pub fn check_surface(surface: &str) -> Result<()> {
+    let fine = !surface.is_empty()
+        && surface.len() <= MAX_SURFACE_LEN
+        && surface.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'_' | b'-'));
+    if fine {
+        Ok(())
+    } else {
+        Err(Error::new(
+            ErrorCode::InvalidParameter,
+            format!("surface {surface:?}: 1 to {MAX_SURFACE_LEN} characters of a-z, 0-9, '_' and '-'"),
+        ))
+    }
+}
+
 /// Checks an instance id: 1 to [`MAX_INSTANCE_LEN`] characters of `A–Z a–z 0–9 . _ -`, and
 /// neither `.` nor `..`.
 ///
@@ -606,5 +628,15 @@ mod tests {
         let me = Instance::this_process("cli");
         assert!(check_id(&me.id).is_ok(), "{}", me.id);
         assert!(me.id.ends_with(&format!("-{}", std::process::id())));
+    }
+
+    #[test]
+    fn surface_names() {
+        for fine in ["c", "go", "java", "dotnet", "node-wasm", "py_3", &"s".repeat(MAX_SURFACE_LEN)] {
+            assert!(check_surface(fine).is_ok(), "{fine:?}");
+        }
+        for bad in ["", "Go", "c++", "a b", "a.b", "é", &"s".repeat(MAX_SURFACE_LEN + 1)] {
+            assert_eq!(check_surface(bad).unwrap_err().code(), ErrorCode::InvalidParameter, "{bad:?}");
+        }
     }
 }

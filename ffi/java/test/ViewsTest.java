@@ -108,6 +108,8 @@ public final class ViewsTest {
       check("file: census lists the instance",
           waitFor(() -> Views.fleetStatus(url, 30).contains("\"instance\":\"java-file-1\"")));
       check("file: in sync", waitFor(() -> Views.fleetStatus(url, 30).contains("\"standing\":\"sync\"")));
+      check("file: the census names the surface java",
+          Views.fleetStatus(url, 30).contains("\"surface\":\"java\""));
       watch.stop();
       check("file: stopped", !watch.running());
       check("file: a stop leaves the census",

@@ -500,7 +500,7 @@ final class KrNative {
   }
 
   /** {@code kr_watch_options}, laid out as C lays it out. */
-  @Structure.FieldOrder({"pollIntervalSeconds", "pollOnly", "census", "instance", "instanceLen", "censusTtlSeconds", "callback", "user"})
+  @Structure.FieldOrder({"pollIntervalSeconds", "pollOnly", "census", "instance", "instanceLen", "censusTtlSeconds", "callback", "user", "surface", "surfaceLen"})
   public static final class KrWatchOptions extends Structure {
     /** {@code double poll_interval_seconds} */
     public double pollIntervalSeconds;
@@ -518,6 +518,10 @@ final class KrNative {
     public KrViewEventFn callback;
     /** {@code void *user} */
     public Pointer user;
+    /** {@code const char *surface} */
+    public Pointer surface;
+    /** {@code size_t surface_len} */
+    public long surfaceLen;
 
     /** A zeroed one, in memory of its own. */
     public KrWatchOptions() {

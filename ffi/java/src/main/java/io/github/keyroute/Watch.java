@@ -17,6 +17,14 @@ import java.lang.ref.Reference;
  * }</pre>
  */
 public final class Watch implements AutoCloseable {
+  /** The surface the census names, {@code java}: memory of its own for the process's life. */
+  private static final int SURFACE_BYTES = 4;
+  private static final Memory SURFACE = new Memory(SURFACE_BYTES);
+
+  static {
+    SURFACE.write(0, "java".getBytes(java.nio.charset.StandardCharsets.US_ASCII), 0, SURFACE_BYTES);
+  }
+
   private final Handle handle;
 
   private Watch(long ptr) {
@@ -52,6 +60,8 @@ public final class Watch implements AutoCloseable {
       options.instanceLen = bytes.length;
     }
     options.censusTtlSeconds = censusTtlSeconds;
+    options.surface = SURFACE;
+    options.surfaceLen = SURFACE_BYTES;
     options.write();
     long[] out = new long[1];
     long v = KrLibrary.nonNull(view, "view").handle.enter();
