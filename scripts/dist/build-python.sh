@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # The Python artifacts into OUT (scripts/dist/build.sh runs this with dist/):
 #   keyroute-VERSION-cp310-abi3-manylinux2014_<arch>.manylinux_2_17_<arch>.whl
+#   keyroute-VERSION-cp310-abi3-musllinux_1_2_<arch>.whl
 #       one release build of py/ (PyO3 abi3: CPython 3.10 and later) per platform that ships a
-#       wheel (scripts/dist/platforms.sh: x86_64 and aarch64), linked by zig against glibc
-#       2.17's symbols (the machine's own glibc is newer, and a library linked against it needs
-#       GLIBC_2.34 symbols), its manylinux tag checked by maturin's auditwheel check (which
-#       fails the build on a newer glibc symbol or a library outside the policy). The aarch64
-#       wheel is run on aarch64 CPython by `make test-cross`.
+#       wheel (scripts/dist/platforms.sh: x86_64 and aarch64, each for glibc and for musl),
+#       linked by zig: against glibc 2.17's symbols (the machine's own glibc is newer, and a
+#       library linked against it needs GLIBC_2.34 symbols), or against musl. Its tag is checked
+#       by maturin's auditwheel check (which fails the build on a newer glibc symbol or a library
+#       outside the policy). `make test-cross` runs every wheel but the build machine's on its
+#       platform's CPython (scripts/dist/run-platforms.sh).
 #   keyroute-VERSION.tar.gz
 #       the sdist: py/, the workspace crates it builds from (core, bindings) and the
 #       conformance corpus; it builds from itself (scripts/dist/test-python.sh)
@@ -20,7 +22,6 @@ mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 cd "$ROOT"
 VERSION=$(scripts/dist/version.sh)
-MANYLINUX="manylinux_2_17"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
 export CARGO_TERM_COLOR=${CARGO_TERM_COLOR:-never}
 export PIP_DISABLE_PIP_VERSION_CHECK=1
@@ -54,20 +55,23 @@ check_wheel() {
 for platform in $(platforms_with wheel); do
   platform "$platform"
   arch=${platform%%-*}
+  policy=$(wheel_policy "$platform")
   target=()
   [[ $PLATFORM_TOOL == host ]] || target=(--target "$PLATFORM_TARGET")
-  echo "build-python: $arch wheel ($("${MATURIN[@]}" --version), --release, --compatibility $MANYLINUX, zig $("$VENV_BIN/python" -m ziglang version))"
+  # The Rust target of a cross platform, added by platform_cargo when rustup lacks it.
+  [[ $PLATFORM_TOOL == host ]] || platform_cargo "$platform"
+  echo "build-python: $platform wheel ($("${MATURIN[@]}" --version), --release, --compatibility $policy, zig $("$VENV_BIN/python" -m ziglang version))"
   # maturin finds zig through the ziglang package of the venv's python.
   PATH="$VENV_BIN:$PATH" "${MATURIN[@]}" build --release --locked --manifest-path py/Cargo.toml "${target[@]}" \
-    --compatibility "$MANYLINUX" --zig --auditwheel check --out "$stage/$arch"
+    --compatibility "$policy" --zig --auditwheel check --out "$stage/$platform"
   shopt -s nullglob
-  wheels=("$stage/$arch"/keyroute-*.whl)
+  wheels=("$stage/$platform"/keyroute-*.whl)
   shopt -u nullglob
-  [[ ${#wheels[@]} -eq 1 ]] || { echo "build-python: expected one $arch wheel in $stage/$arch" >&2; ls -l "$stage/$arch" >&2; exit 1; }
+  [[ ${#wheels[@]} -eq 1 ]] || { echo "build-python: expected one $platform wheel in $stage/$platform" >&2; ls -l "$stage/$platform" >&2; exit 1; }
   wheel=$(basename "${wheels[0]}")
-  # maturin names both tags of the policy: manylinux2014_x86_64.manylinux_2_17_x86_64.
-  [[ $wheel == "keyroute-$VERSION-cp310-abi3-"*"${MANYLINUX}_$arch"*.whl ]] || {
-    echo "build-python: $wheel is not keyroute $VERSION, abi3 from cp310, $MANYLINUX, $arch" >&2; exit 1; }
+  # maturin names both tags of the manylinux policy: manylinux2014_x86_64.manylinux_2_17_x86_64.
+  [[ $wheel == "keyroute-$VERSION-cp310-abi3-"*"${policy}_$arch.whl" ]] || {
+    echo "build-python: $wheel is not keyroute $VERSION, abi3 from cp310, $policy, $arch" >&2; exit 1; }
   check_wheel "${wheels[0]}"
   mv "${wheels[0]}" "$OUT/"
   echo "build-python: $OUT/$wheel"

@@ -16,8 +16,8 @@
 PLATFORMS=(
   "x86_64-linux-gnu|x86_64-unknown-linux-gnu|host|cli c wheel npm jar"
   "aarch64-linux-gnu|aarch64-unknown-linux-gnu.2.17|zig|cli c wheel npm jar"
-  "x86_64-linux-musl|x86_64-unknown-linux-musl|zig|cli"
-  "aarch64-linux-musl|aarch64-unknown-linux-musl|zig|cli"
+  "x86_64-linux-musl|x86_64-unknown-linux-musl|zig|cli wheel"
+  "aarch64-linux-musl|aarch64-unknown-linux-musl|zig|cli wheel"
   "x86_64-windows-gnu|x86_64-pc-windows-gnu|mingw|cli c npm"
 )
 CARGO_ZIGBUILD_PIN=0.24.1
@@ -128,6 +128,17 @@ EOF
     *) tar -C "$dir" --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$epoch" -cf - "$name" | gzip -9n >"$out.tmp" ;;
   esac
   mv "$out.tmp" "$out"
+}
+
+# wheel_policy NAME: the wheel's platform policy (PEP 600 and PEP 656) for a Linux platform:
+# manylinux_2_17 (manylinux2014, zig's glibc floor above) for glibc, musllinux_1_2 for musl.
+# A wheel's name ends in <policy>_<arch>.whl.
+wheel_policy() {
+  case $1 in
+    *-linux-gnu) echo manylinux_2_17 ;;
+    *-linux-musl) echo musllinux_1_2 ;;
+    *) echo "platforms: no wheel policy for $1" >&2; return 1 ;;
+  esac
 }
 
 # npm_name NAME: the platform's name in npm packages (napi-rs's, and node/lib/platform.cjs's):

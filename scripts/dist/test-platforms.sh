@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `make test-dist`'s light check of every platform (scripts/dist/platforms.sh): each artifact a
 # platform ships is in DIST, and each binary in it is built for that platform, read with `file`
-# and objdump (machine, libc, static or dynamic, the highest glibc symbol version). Running them
-# on their platforms is `make test-cross`'s (scripts/dist/run-platforms.sh).
+# and objdump (machine, static or dynamic, the libc a dynamic one links, the highest glibc
+# symbol version). Running them on their platforms is `make test-cross`'s
+# (scripts/dist/run-platforms.sh).
 #
 #   scripts/dist/test-platforms.sh DIST
 #
@@ -45,6 +46,13 @@ expect_binary() {
   for w in "${want[@]}"; do
     [[ $desc == *"$w"* ]] || { fail "$label: $(basename "$f") is not $w: $desc"; return 0; }
   done
+  # A dynamic Linux binary names its libc: glibc's libc.so.6, or musl's libc.so.
+  if [[ $platform == *-linux-* && $desc == *"dynamically linked"* ]]; then
+    local needed libc=libc.so.6
+    [[ $platform == *-linux-musl ]] && libc=libc.so
+    needed=$(objdump -p "$f" | awk '$1 == "NEEDED" {print $2}')
+    grep -qxF "$libc" <<<"$needed" || { fail "$label: $(basename "$f") does not link $libc: $(echo $needed)"; return 0; }
+  fi
   if [[ $platform == *-linux-gnu ]]; then
     glibc=$(objdump -T "$f" | grep -o 'GLIBC_[0-9.]*' | sort -uV | tail -n 1)
     # zig builds against the glibc named after the Rust target in platforms.sh (".2.17"): no
@@ -97,12 +105,13 @@ for entry in "${PLATFORMS[@]}"; do
         ;;
       wheel)
         arch=${platform%%-*}
-        wheels=("$dist"/keyroute-"$version"-cp310-abi3-*manylinux*_"$arch".whl)
+        policy=$(wheel_policy "$platform")
+        wheels=("$dist"/keyroute-"$version"-cp310-abi3-*"${policy}_$arch".whl)
         if ((${#wheels[@]} == 1)); then
           python3 -m zipfile -e "${wheels[0]}" "$work/x"
           expect_binary "$platform" "wheel $(basename "${wheels[0]}")" "$work/x/keyroute/_native.abi3.so" lib
         else
-          fail "wheel: ${#wheels[@]} $arch wheels in $dist"
+          fail "wheel: ${#wheels[@]} ${policy}_$arch wheels in $dist"
         fi
         ;;
       npm)
