@@ -534,3 +534,27 @@ fn memcached_keys_up_to_the_protocol_limits() {
     // Refused before anything was written: the connection is still in step.
     assert_eq!(mc.get(&text).unwrap().as_deref(), Some(&b"v"[..]));
 }
+
+/// memcached runs one crawl at a time, and answers a dump asked for during another with `BUSY`
+/// (ARCHITECTURE.md, "Listing memcached"): four audits of one server at once each list every key.
+#[test]
+fn audits_of_one_server_at_once_each_list_every_key() {
+    let server = Server::start(Backend::Memcached);
+    let ks = keys("crawl", 20_000);
+    let items: Vec<(&[u8], &[u8])> = ks.iter().map(|k| (k.as_slice(), b"v".as_slice())).collect();
+    Memcached::connect(&server.addr()).unwrap().set_many(&items, 600, 0).unwrap();
+    let start = std::sync::Barrier::new(4);
+    let counts: Vec<usize> = std::thread::scope(|scope| {
+        let lists: Vec<_> = (0..4)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut mc = Memcached::connect(&server.addr()).unwrap();
+                    start.wait();
+                    mc.list(false).unwrap().len()
+                })
+            })
+            .collect();
+        lists.into_iter().map(|l| l.join().unwrap()).collect()
+    });
+    assert_eq!(counts, [20_000; 4]);
+}
