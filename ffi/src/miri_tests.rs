@@ -480,3 +480,69 @@ fn capabilities_fill_a_caller_struct() {
     assert_eq!(c.weights, KrWeights::Refused);
     assert!(c.route_hash && !c.replicas && c.slots == 0);
 }
+
+/// A live view's handle, sent to a reader thread.
+struct Live(*mut crate::KrLiveView);
+// SAFETY: a live view is `Send + Sync` (`Arc<LiveView>` behind the handle).
+unsafe impl Send for Live {}
+
+#[test]
+fn a_live_view_routes_through_the_threads_shortcut_while_views_change_and_go() {
+    use crate::view::{kr_live_view_free, kr_live_view_new, kr_live_view_publish, kr_live_view_route};
+    fn new() -> *mut crate::KrLiveView {
+        let mut live = null_mut();
+        unsafe { assert_eq!(kr_live_view_new(null(), 0, &mut live), OK) };
+        live
+    }
+    fn publish(live: *mut crate::KrLiveView, version: u64, nodes: usize) {
+        let ids: Vec<String> = (0..nodes).map(|i| format!(r#"{{"id":"n{i}"}}"#)).collect();
+        let text = format!(r#"{{"version":{version},"spec":{{"algorithm":"jump","nodes":[{}]}}}}"#, ids.join(","));
+        let mut applied = 0u64;
+        unsafe { assert_eq!(kr_live_view_publish(live, text.as_ptr(), text.len(), &mut applied), OK) };
+        assert_eq!(applied, version);
+    }
+    fn route(live: *mut crate::KrLiveView) -> u64 {
+        let (mut node, mut version) = (u32::MAX, 0u64);
+        unsafe { assert_eq!(kr_live_view_route(live, b"k".as_ptr(), 1, &mut node, &mut version), OK) };
+        assert!(u64::from(node) < version, "node {node} in view {version}");
+        version
+    }
+    // Five live views, so the thread's four readers are taken in turn and the shortcut moves.
+    let lives: Vec<_> = (0..5).map(|_| new()).collect();
+    let (mut node, mut version) = (0u32, 0u64);
+    unsafe {
+        assert_eq!(kr_live_view_route(lives[0], b"k".as_ptr(), 1, &mut node, &mut version), code(ErrorCode::NoView));
+    }
+    for (i, &live) in lives.iter().enumerate() {
+        publish(live, 1, 1);
+        assert_eq!(route(live), 1);
+        publish(live, 2 + i as u64, 2 + i);
+        assert_eq!(route(live), 2 + i as u64, "a new view is seen on the next call");
+    }
+    assert_eq!(route(lives[4]), 6);
+    assert_eq!(route(lives[0]), 2, "its reader was taken by the fifth: made again");
+    // A live view freed while this thread's shortcut names it: its reader keeps it until
+    // replaced, and a new live view (possibly at a reused address) is read afresh.
+    unsafe { kr_live_view_free(lives[0]) };
+    let fresh = new();
+    publish(fresh, 9, 3);
+    assert_eq!(route(fresh), 9);
+    // Another thread routes and publishes; its shortcut goes with its readers at exit.
+    let (a, b) = (Live(lives[1]), Live(lives[2]));
+    std::thread::spawn(move || {
+        let (a, b) = (a, b);
+        assert_eq!(route(a.0), 3);
+        publish(a.0, 10, 4);
+        assert_eq!(route(a.0), 10);
+        assert_eq!(route(b.0), 4);
+    })
+    .join()
+    .unwrap();
+    assert_eq!(route(lives[1]), 10, "a view published on another thread");
+    unsafe {
+        for &live in &lives[1..] {
+            kr_live_view_free(live);
+        }
+        kr_live_view_free(fresh);
+    }
+}
