@@ -310,33 +310,77 @@ pub fn pieces(router: &Router) -> Js {
 /// (no node index is this large: the node count is far below it).
 pub const OTHER_VERSION: u32 = u32::MAX;
 
-/// What a JavaScript `NativeLiveView` holds: the live view, and the reader its per-key calls go
-/// through (one per object; JavaScript calls it from one thread).
+/// What a JavaScript `NativeLiveView` holds: the live view, the reader its per-key calls go
+/// through (one per object; JavaScript calls it from one thread), and the version whose node
+/// ids the JavaScript `LiveView` holds.
 #[derive(Debug)]
 pub struct LiveHandle {
     /// The live view (shared with the watches that feed it).
     pub view: Arc<LiveView>,
     reader: std::cell::RefCell<OwnedViewReader>,
+    known: Known,
+}
+
+/// The version whose node ids the JavaScript `LiveView` holds (`u64::MAX`, no version, before any):
+/// set by `routeFresh`, which hands those ids over, and read by each per-key call, so the call
+/// needs no version argument (reading one through Node-API cost the addon's call a few ns).
+/// Shared with the addon's per-key handle.
+#[derive(Debug, Clone)]
+pub struct Known(Arc<std::sync::atomic::AtomicU64>);
+
+impl Known {
+    fn new() -> Self {
+        Self(Arc::new(std::sync::atomic::AtomicU64::new(u64::MAX)))
+    }
+
+    /// The version whose ids JavaScript holds.
+    #[inline(always)]
+    #[must_use]
+    pub fn get(&self) -> u64 {
+        self.0.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    fn set(&self, version: u64) {
+        self.0.store(version, std::sync::atomic::Ordering::Relaxed);
+    }
 }
 
 impl LiveHandle {
     /// A handle on `view`.
     pub fn new(view: LiveView) -> Self {
         let view = Arc::new(view);
-        Self { reader: std::cell::RefCell::new(OwnedViewReader::new(Arc::clone(&view))), view }
+        Self { reader: std::cell::RefCell::new(OwnedViewReader::new(Arc::clone(&view))), view, known: Known::new() }
     }
 
-    /// [`reader_route_at`] through this handle's reader.
+    /// The version whose node ids JavaScript holds, shared (for the addon's per-key handle).
+    #[must_use]
+    pub fn known(&self) -> Known {
+        self.known.clone()
+    }
+
+    /// [`reader_route_at`] through this handle's reader, for the version JavaScript holds ids of.
     ///
     /// # Errors
     /// As `ViewState::route`.
     #[inline]
-    pub fn route_at(&self, key: &[u8], version: f64) -> keyroute_bindings::Result<u32> {
+    pub fn route_at(&self, key: &[u8]) -> keyroute_bindings::Result<u32> {
+        let version = self.known.get();
         match self.reader.try_borrow_mut() {
             Ok(mut reader) => reader_route_at(&mut reader, key, version),
             // Only a call made while another on the same object routes: none can be.
             Err(_) => view_route_at(&self.view, key, version),
         }
+    }
+
+    /// [`view_route_fresh`], and the version it hands the ids of becomes the one JavaScript
+    /// holds.
+    ///
+    /// # Errors
+    /// As [`view_route_fresh`].
+    pub fn route_fresh(&self, key: &[u8]) -> keyroute_bindings::Result<Js> {
+        let (version, fresh) = view_route_fresh(&self.view, key)?;
+        self.known.set(version);
+        Ok(fresh)
     }
 }
 
@@ -348,7 +392,7 @@ impl LiveHandle {
 /// # Errors
 /// As `ViewState::route`.
 #[inline]
-pub fn view_route_at(view: &LiveView, key: &[u8], version: f64) -> keyroute_bindings::Result<u32> {
+pub fn view_route_at(view: &LiveView, key: &[u8], version: u64) -> keyroute_bindings::Result<u32> {
     unset_is_other(view.with(|state| route_if(state, key, version)))
 }
 
@@ -358,13 +402,13 @@ pub fn view_route_at(view: &LiveView, key: &[u8], version: f64) -> keyroute_bind
 /// # Errors
 /// As `ViewState::route`.
 #[inline(always)]
-pub fn reader_route_at(reader: &mut OwnedViewReader, key: &[u8], version: f64) -> keyroute_bindings::Result<u32> {
+pub fn reader_route_at(reader: &mut OwnedViewReader, key: &[u8], version: u64) -> keyroute_bindings::Result<u32> {
     unset_is_other(reader.with(|state| route_if(state, key, version)))
 }
 
 #[inline(always)]
-fn route_if(state: &ViewState, key: &[u8], version: f64) -> keyroute_bindings::Result<u32> {
-    if state.version() as f64 == version { state.route(key) } else { Ok(OTHER_VERSION) }
+fn route_if(state: &ViewState, key: &[u8], version: u64) -> keyroute_bindings::Result<u32> {
+    if state.version() == version { state.route(key) } else { Ok(OTHER_VERSION) }
 }
 
 /// No view yet is "another version": the JavaScript layer then asks for the view in effect,
@@ -378,19 +422,23 @@ fn unset_is_other(routed: keyroute_bindings::Result<u32>) -> keyroute_bindings::
 }
 
 /// `{version, index, ids}`: the owner of `key` in `view`'s view in effect and that view's node
-/// ids, read from one view (a newer one may be applied at any moment).
+/// ids, read from one view (a newer one may be applied at any moment); and that version.
 ///
 /// # Errors
 /// `no_view` before a first view; as `ViewState::route`.
-pub fn view_route_fresh(view: &LiveView, key: &[u8]) -> keyroute_bindings::Result<Js> {
+pub fn view_route_fresh(view: &LiveView, key: &[u8]) -> keyroute_bindings::Result<(u64, Js)> {
     view.with(|state| {
         let index = state.route(key)?;
+        let version = state.version();
         let ids = (0..state.node_count() as u32).map(|i| Js::Str(state.node_id(i).unwrap_or_default().to_owned()));
-        Ok(Js::Obj(vec![
-            ("version", Js::Num(state.version() as f64)),
-            ("index", Js::Num(f64::from(index))),
-            ("ids", Js::List(ids.collect())),
-        ]))
+        Ok((
+            version,
+            Js::Obj(vec![
+                ("version", Js::Num(version as f64)),
+                ("index", Js::Num(f64::from(index))),
+                ("ids", Js::List(ids.collect())),
+            ]),
+        ))
     })
 }
 
@@ -672,15 +720,16 @@ macro_rules! surface {
                         h.check(published)
                     }
 
-                    /// The owner of `key` (an index into the node ids of version `version`), or
-                    /// 2^32 - 1 when another version is in effect.
-                    [] "routeAt" fn route_at(self; h, key: Value, version: f64) -> u32 {
-                        h.check(h.with_key(&key, |k| self.inner.route_at(k, version))?)
+                    /// The owner of `key` (an index into the node ids of the version the last
+                    /// `routeFresh` handed over), or 2^32 - 1 when another version is in effect.
+                    [] "routeAt" fn route_at(self; h, key: Value) -> u32 {
+                        h.check(h.with_key(&key, |k| self.inner.route_at(k))?)
                     }
 
-                    /// `{version, index, ids}` for `key` from the view in effect.
+                    /// `{version, index, ids}` for `key` from the view in effect; `routeAt` then
+                    /// routes for that version.
                     [] "routeFresh" fn route_fresh(self; h, key: Value) -> Out {
-                        let fresh = h.check(h.with_key(&key, |k| $crate::view_route_fresh(&self.inner.view, k))?)?;
+                        let fresh = h.check(h.with_key(&key, |k| self.inner.route_fresh(k))?)?;
                         h.out(fresh)
                     }
 

@@ -667,7 +667,8 @@ export function makeApi(backend) {
   class LiveView {
     #v
     #h
-    #version = -1
+    // The node ids of the version the last routeFresh handed over (the native side keeps
+    // that version, and routes for it).
     #ids = []
 
     /** A live view with no view yet; documents are read under `options.limits`. */
@@ -693,14 +694,13 @@ export function makeApi(backend) {
 
     /** The id of the node that owns `key` in the view in effect. */
     route(key) {
-      const i = viewRouteAt(this.#h, key, this.#version)
+      const i = viewRouteAt(this.#h, key)
       return i !== OTHER_VERSION ? this.#ids[i] : this.#fresh(key)
     }
 
     // A newer view than the one whose node ids this object keeps: route and take its ids at once.
     #fresh(key) {
-      const { version, index, ids } = this.#v.routeFresh(key)
-      this.#version = version
+      const { index, ids } = this.#v.routeFresh(key)
       this.#ids = Object.freeze(ids)
       return ids[index]
     }

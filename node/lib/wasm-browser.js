@@ -16,5 +16,5 @@ export const name = 'wasm'
 export const routeIndex = (router, key) => router.routeIndex(key)
 export const handleOf = (router) => router
 /** The per-key call of a live view: here the live view itself. */
-export const viewRouteAt = (view, key, version) => view.routeAt(key, version)
+export const viewRouteAt = (view, key) => view.routeAt(key)
 export const viewHandleOf = (view) => view

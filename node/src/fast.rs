@@ -1,4 +1,4 @@
-//! The per-key calls, `routeIndex(handle, key)` and `viewRouteAt(handle, key, version)`, as
+//! The per-key calls, `routeIndex(handle, key)` and `viewRouteAt(handle, key)`, as
 //! plain Node-API callbacks.
 //!
 //! napi-rs's generated methods track every borrow of a class instance in a process-wide table
@@ -17,6 +17,7 @@ use std::cell::RefCell;
 
 use keyroute_bindings::view::OwnedViewReader;
 use keyroute_bindings::{ErrorCode, Router};
+use keyroute_js::Known;
 use napi::bindgen_prelude::*;
 use napi::sys;
 
@@ -38,8 +39,12 @@ impl Handled for Arc<Router> {
     const WHAT: &'static str = "not a keyroute router handle";
 }
 
-/// A live view's handle holds its own reader, which keeps the view it last saw.
-pub(crate) type ViewHandle = RefCell<OwnedViewReader>;
+/// A live view's handle: its own reader, which keeps the view it last saw, and the version
+/// whose node ids the JavaScript `LiveView` holds (set by `routeFresh`).
+pub(crate) struct ViewHandle {
+    pub(crate) reader: RefCell<OwnedViewReader>,
+    pub(crate) known: Known,
+}
 
 impl Handled for ViewHandle {
     const TAG: sys::napi_type_tag = sys::napi_type_tag { lower: 0x3d91_a6e2_5c07_b84f, upper: 0xe4a8_1f6c_92d3_5b70 };
@@ -159,21 +164,20 @@ unsafe extern "C" fn route_index(env: sys::napi_env, info: sys::napi_callback_in
     }
 }
 
-/// `viewRouteAt(handle, key, version)`: the owner of `key` as an index into the node ids of
-/// view `version` when that version is in effect, else 2^32 - 1 (`keyroute_js::OTHER_VERSION`).
+/// `viewRouteAt(handle, key)`: the owner of `key` as an index into the node ids of the version
+/// the live view's last `routeFresh` handed over, when that version is in effect, else 2^32 - 1
+/// (`keyroute_js::OTHER_VERSION`).
 unsafe extern "C" fn view_route_at(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
     // SAFETY: the live values of this callback.
     unsafe {
-        per_key::<ViewHandle>(env, info, |napi_env, reader, key, version| {
-            let mut v = -2.0;
-            // A version that is not a number leaves `v` at -2, which no view has.
-            sys::napi_get_value_double(env, version, &mut v);
+        per_key::<ViewHandle>(env, info, |napi_env, handle, key, _| {
             // Never borrowed already: a call holds the reader only while it routes, and
             // routing calls no JavaScript.
-            let Ok(mut reader) = reader.try_borrow_mut() else {
+            let Ok(mut reader) = handle.reader.try_borrow_mut() else {
                 return Err(throw_code(napi_env, ErrorCode::Internal, "a live view handle is already in use"));
             };
-            let index = with_key(napi_env, key, |k| keyroute_js::reader_route_at(&mut reader, k, v))?
+            let version = handle.known.get();
+            let index = with_key(napi_env, key, |k| keyroute_js::reader_route_at(&mut reader, k, version))?
                 .map_err(|e| crate::error::throw(napi_env, &e))?;
             let mut out = ptr::null_mut();
             // SAFETY: a live env.
@@ -208,7 +212,7 @@ pub(crate) fn route_index_function(env: &Env) -> Result<Unknown<'static>> {
     function(env, c"routeIndex", Some(route_index))
 }
 
-/// The `viewRouteAt(handle, key, version)` function.
+/// The `viewRouteAt(handle, key)` function.
 pub(crate) fn view_route_at_function(env: &Env) -> Result<Unknown<'static>> {
     function(env, c"viewRouteAt", Some(view_route_at))
 }

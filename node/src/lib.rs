@@ -112,15 +112,15 @@ impl NativeRouter {
 
 #[napi]
 impl NativeLiveView {
-    /// A handle to this live view for the per-key `viewRouteAt(handle, key, version)` function.
+    /// A handle to this live view for the per-key `viewRouteAt(handle, key)` function.
     #[napi(catch_unwind)]
     pub fn handle(&self, env: Env) -> Result<Unknown<'static>> {
         let reader = keyroute_js::bindings::view::OwnedViewReader::new(std::sync::Arc::clone(&self.inner.view));
-        fast::handle(&env, std::cell::RefCell::new(reader))
+        fast::handle(&env, fast::ViewHandle { reader: std::cell::RefCell::new(reader), known: self.inner.known() })
     }
 }
 
-/// The per-key call of a live view, `viewRouteAt(handle, key, version)`, a plain Node-API
+/// The per-key call of a live view, `viewRouteAt(handle, key)`, a plain Node-API
 /// function (see `fast.rs`); `NativeLiveView.handle()` gives the handle.
 #[napi(catch_unwind)]
 pub fn view_route_at_function(env: Env) -> Result<Unknown<'static>> {
