@@ -17,8 +17,9 @@
 //! version that is not newer than the one in effect, and keeps the last good view when a
 //! document does not build, recording the refusal (a NACK, as Envoy's xDS does).
 
+use std::any::Any;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use arc_swap::{ArcSwap, ArcSwapOption};
@@ -221,6 +222,7 @@ impl ViewDocument {
             applied_at: SystemTime::now(),
             document: self.clone(),
             routing,
+            derived: OnceLock::new(),
         })
     }
 }
@@ -336,9 +338,24 @@ pub struct ViewState {
     applied_at: SystemTime,
     document: ViewDocument,
     routing: Routing,
+    /// What a binding derives from this view, once ([`ViewState::derived`]).
+    derived: OnceLock<Box<dyn Any + Send + Sync>>,
 }
 
 impl ViewState {
+    /// A binding's own data made from this view (Python's node id strings, say), made by the
+    /// first call and then shared, so it lives and goes with the view and costs one atomic
+    /// load to reach. Two threads that find it missing may both call `make`; one result is
+    /// kept. `None` when data of another type was made first (one binding per live view).
+    pub fn derived<T: Any + Send + Sync>(&self, make: impl FnOnce(&Self) -> T) -> Option<&T> {
+        if self.derived.get().is_none() {
+            // Made outside the cell, so no thread ever waits on another's `make` (which may
+            // run code of the binding's runtime that waits on that thread in turn).
+            let _ = self.derived.set(Box::new(make(self)));
+        }
+        self.derived.get()?.downcast_ref()
+    }
+
     /// The owner of `key`, as an index into [`ViewState::node_id`]'s list (a plain view's
     /// nodes; during a rollout, the target's nodes in order, then the nodes only the start has).
     ///

@@ -16,6 +16,16 @@ use pyo3::types::PyString;
 
 use crate::{errors, keys};
 
+/// A view's node ids as Python strings, in the view's order (`ViewState::derived`).
+struct Ids(Vec<Py<PyString>>);
+
+impl Ids {
+    fn of(py: Python<'_>, view: &keyroute_bindings::ViewState) -> Self {
+        let count = u32::try_from(view.node_count()).unwrap_or(u32::MAX);
+        Self((0..count).map(|i| PyString::new(py, view.node_id(i).unwrap_or_default()).unbind()).collect())
+    }
+}
+
 /// The live handle; the public class is `keyroute.LiveView`, a subclass.
 #[pyclass(name = "LiveView", module = "keyroute._native", frozen, subclass)]
 pub(crate) struct PyLiveView {
@@ -48,7 +58,15 @@ impl PyLiveView {
     #[pyo3(signature = (key, /))]
     fn route(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<Py<PyString>> {
         let key = keys::key_bytes(key)?;
-        let id = self.inner.with(|v| v.route_id(&key).map(|id| PyString::new(py, id).unbind()));
+        let id = self.inner.with(|v| {
+            let index = v.route(&key)?;
+            // The view's ids as Python strings, made once per view: a route hands out a
+            // reference, as `Router.route` does, instead of a new string each call.
+            match v.derived(|v| Ids::of(py, v)).and_then(|ids| ids.0.get(index as usize)) {
+                Some(id) => Ok(id.clone_ref(py)),
+                None => v.route_id(&key).map(|id| PyString::new(py, id).unbind()),
+            }
+        });
         id.map_err(|e| errors::to_py(py, &e))
     }
 
