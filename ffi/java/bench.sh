@@ -77,6 +77,10 @@ awk -v rounds="$ROUNDS" -v runs="$RUNS" -v keys="$KEYS" -v jv="$java_version" '
     row("Java/JNA  routeBatch(byte[][]) (1024 keys a call)", "java ring-batch", "rust ring-batch", "vs Rust route_batch")
     row("JNA raw   kr_route, direct mapping, no handle guard", "java ring-raw-kr_route", "rust ring-route", "vs Rust route")
     row("JNA raw   kr_route, interface mapping", "java ring-interface-kr_route", "rust ring-route", "vs Rust route")
+    row("Java/JNA  ids[route(byte[])] (the ids copied once)", "java ring-ids-route-bytes", "", "")
+    row("Java/JNA  routeId(byte[])", "java ring-routeId-bytes", "", "")
+    row("Java/JNA  LiveView.routeId(byte[])", "java live-routeId-bytes", "java ring-ids-route-bytes", "vs ids[route(byte[])], goal <= 1.1x")
+    row("Java/JNA  LiveView.routeId(byte[])", "java live-routeId-bytes", "java ring-routeId-bytes", "vs Router.routeId(byte[])")
     row("JNA raw   kr_router_node_count (no work)", "java floor-raw-kr_router_node_count", "", "a direct-mapped call")
     row("Java/JNA  nodeCount() (no work)", "java floor-wrapper-nodeCount", "", "the same through the wrapper")
     print "spymemcached ketama, 1000 servers x 160 points"

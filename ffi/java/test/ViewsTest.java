@@ -90,6 +90,49 @@ public final class ViewsTest {
         check("document", v1.documentJson().contains(v1.fingerprint()));
       }
       check("status", live.statusJson().contains("\"version\":2"));
+      String longKey = "k".repeat(3000);
+      check("a key longer than the scratch buffer", live.routeId(longKey).equals(b.routeId(longKey)));
+      byte[] bytes = {0, 1, 2, (byte) 0xff};
+      check("a byte key", live.routeId(bytes).equals(b.routeId(bytes)));
+    }
+  }
+
+  /**
+   * Routes from four threads while another publishes 200 versions, alternating two specs whose
+   * ids differ: each id must be what one of the two routes the key to, so an index read with
+   * the other version's ids would show (the live route gives the index with its version, and
+   * the object keeps each version's ids).
+   */
+  static void liveViewUnderPublishes() throws Exception {
+    String x = "{\"algorithm\":\"ring\",\"nodes\":[{\"id\":\"x0\"},{\"id\":\"x1\"},{\"id\":\"x2\"}]}";
+    String y = "{\"algorithm\":\"jump\",\"nodes\":[{\"id\":\"y0\"},{\"id\":\"y1\"},{\"id\":\"y2\"},{\"id\":\"y3\"}]}";
+    try (LiveView live = new LiveView(); Router rx = Router.fromJson(x); Router ry = Router.fromJson(y)) {
+      live.publish(doc(1, x));
+      AtomicInteger wrong = new AtomicInteger();
+      AtomicInteger routed = new AtomicInteger();
+      CountDownLatch done = new CountDownLatch(4);
+      for (int t = 0; t < 4; t++) {
+        int seed = t;
+        new Thread(() -> {
+              for (int i = 0; i < 20_000; i++) {
+                String key = "user:" + (seed * 20_000 + i);
+                String id = live.routeId(key);
+                if (!id.equals(rx.routeId(key)) && !id.equals(ry.routeId(key))) {
+                  wrong.incrementAndGet();
+                }
+                routed.incrementAndGet();
+              }
+              done.countDown();
+            })
+            .start();
+      }
+      for (long v = 2; v <= 200; v++) {
+        live.publish(doc(v, v % 2 == 0 ? y : x));
+      }
+      done.await();
+      check("80,000 routes during 199 publishes, each an owner of its key in one of the views",
+          wrong.get() == 0 && routed.get() == 80_000);
+      check("after the publishes, routes as the last view", live.routeId("user:1").equals(ry.routeId("user:1")));
     }
   }
 
@@ -166,6 +209,7 @@ public final class ViewsTest {
       System.exit(2);
     }
     liveView();
+    liveViewUnderPublishes();
     fileWatch();
     etcd(args[0]);
     System.out.println(passed + " passed, " + failed + " failed");

@@ -181,6 +181,41 @@ public final class Bench {
           return s;
         });
       }
+      // A route through a live view of the ring spec (its id, from the ids the LiveView keeps
+      // per version) against the plain router's ids: routeId, and route(byte[]) into a Java copy
+      // of the node ids (the fastest way to an id from a plain router).
+      try (LiveView live = new LiveView()) {
+        live.publish("{\"version\":1,\"spec\":" + ringSpec + "}");
+        String[] ids = ring.nodeIds().toArray(new String[0]);
+        for (int i = 0; i < KEYS; i += 997) {
+          if (!live.routeId(bytes[i]).equals(ids[ring.route(bytes[i])])) {
+            throw new IllegalStateException("the live view and the router disagree on " + keys[i]);
+          }
+        }
+        for (int round = 0; round < 3; round++) {
+          measure("ring-ids-route-bytes", runs, () -> {
+            long s = 0;
+            for (byte[] k : bytes) {
+              s += ids[ring.route(k)].length();
+            }
+            return s;
+          });
+          measure("ring-routeId-bytes", runs, () -> {
+            long s = 0;
+            for (byte[] k : bytes) {
+              s += ring.routeId(k).length();
+            }
+            return s;
+          });
+          measure("live-routeId-bytes", runs, () -> {
+            long s = 0;
+            for (byte[] k : bytes) {
+              s += live.routeId(k).length();
+            }
+            return s;
+          });
+        }
+      }
       measure("spy-peer-getPrimary", runs, () -> {
         long s = 0;
         for (String k : keys) {

@@ -1,6 +1,7 @@
 package io.github.keyroute;
 
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The view a fleet routes with: the C ABI's {@code kr_live_view} (docs/views.md). {@link
@@ -10,7 +11,9 @@ import java.nio.charset.StandardCharsets;
  * live view while others publish to it.
  *
  * <p>A watch may swap the view at any moment, so read a node index and its id from one {@link
- * View} snapshot ({@link #load()}), or use {@link #routeId(String)}, which does.
+ * View} snapshot ({@link #load()}), or use {@link #routeId(String)}: one native call that gives
+ * the owner's index with the version it belongs to, and the ids of that version, which this
+ * object keeps (loaded from one snapshot the first time a version is seen).
  *
  * <pre>{@code
  * try (LiveView live = new LiveView()) {
@@ -21,6 +24,20 @@ import java.nio.charset.StandardCharsets;
  */
 public final class LiveView implements AutoCloseable {
   final Handle handle;
+
+  /** The node ids of one version, replaced whole (never changed in place). */
+  private static final class Ids {
+    final long version;
+    final String[] ids;
+
+    Ids(long version, String[] ids) {
+      this.version = version;
+      this.ids = ids;
+    }
+  }
+
+  /** The ids of the newest version a route has seen (-1, no version, before the first). */
+  private final AtomicReference<Ids> known = new AtomicReference<>(new Ids(-1, new String[0]));
 
   /** A live view with no view yet, reading documents under the default limits. */
   public LiveView() {
@@ -64,10 +81,63 @@ public final class LiveView implements AutoCloseable {
     return new View(out[0]);
   }
 
-  /** The id of the owner of {@code key} in the view in effect (index and id from one view). */
+  /** The id of the owner of a text key (its UTF-8) in the view in effect. */
   public String routeId(String key) {
+    return routeId(KrLibrary.key(key));
+  }
+
+  /**
+   * The id of the owner of {@code key} in the view in effect: one call of {@code
+   * kr_live_view_route}, which gives the index with its version; the id comes from the ids this
+   * object keeps for that version (index and id from one view). {@link NoViewException} before
+   * a first view.
+   */
+  public String routeId(byte[] key) {
+    KrLibrary.nonNull(key, "key");
+    int index;
+    long version;
+    if (key.length <= Scratch.MAX_KEY) {
+      Scratch scratch = Scratch.get();
+      long k = scratch.putBytes(key);
+      long p = handle.enter();
+      try {
+        KrLibrary.check(
+            KrNative.kr_live_view_route(p, k, key.length, scratch.address, scratch.address + Scratch.VERSION));
+      } finally {
+        handle.leave();
+      }
+      index = scratch.result();
+      version = scratch.version();
+    } else {
+      int[] node = new int[1];
+      long[] v = new long[1];
+      long p = handle.enter();
+      try {
+        KrLibrary.check(KrNative.kr_live_view_route(p, key, key.length, node, v));
+      } finally {
+        handle.leave();
+      }
+      index = node[0];
+      version = v[0];
+    }
+    Ids ids = known.get();
+    return ids.version == version ? ids.ids[index] : fresh(key);
+  }
+
+  /** Routes {@code key} on a snapshot and keeps the snapshot's ids if they are the newest seen. */
+  private String fresh(byte[] key) {
     try (View view = load()) {
-      return view.nodeId(view.route(key));
+      String[] ids = new String[view.nodeCount()];
+      for (int i = 0; i < ids.length; i++) {
+        ids[i] = view.nodeId(i);
+      }
+      // Two threads meeting a new version both load it; the newer of what is kept and what
+      // was loaded stays, so the kept ids never go back a version.
+      known.accumulateAndGet(
+          new Ids(view.version(), ids),
+          (kept, loaded) ->
+              kept.version == -1 || Long.compareUnsigned(loaded.version, kept.version) > 0 ? loaded : kept);
+      return ids[view.route(key)];
     }
   }
 

@@ -10,7 +10,8 @@ import java.nio.ByteOrder;
  * through JNA: the key is copied into it by plain Java, the library writes its answer into it,
  * and no Java array crosses the boundary (JNA copies each array argument into and out of native
  * memory, which costs more than the routing). Layout: the answer ({@code uint32_t}) at offset 0,
- * the key from offset 8 (8-aligned, as {@code kr_route_utf16} needs for its {@code uint16_t}s).
+ * a second answer ({@code uint64_t}: a live view's version) at offset 8, the key from offset 16
+ * (8-aligned, as {@code kr_route_utf16} needs for its {@code uint16_t}s).
  * Keys longer than {@link #MAX_KEY} bytes take the array path instead, so no thread keeps a large
  * buffer.
  */
@@ -18,7 +19,10 @@ final class Scratch {
   /** The longest key, in bytes, the buffer carries. */
   static final int MAX_KEY = 1024;
 
-  static final int KEY = 8;
+  /** Where the {@code uint64_t} answer goes. */
+  static final int VERSION = 8;
+
+  static final int KEY = 16;
 
   private static final ThreadLocal<Scratch> LOCAL = ThreadLocal.withInitial(Scratch::new);
 
@@ -54,5 +58,10 @@ final class Scratch {
   /** The {@code uint32_t} the library wrote at offset 0. */
   int result() {
     return buffer.getInt(0);
+  }
+
+  /** The {@code uint64_t} the library wrote at offset {@link #VERSION}. */
+  long version() {
+    return buffer.getLong(VERSION);
   }
 }
