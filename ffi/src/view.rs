@@ -231,9 +231,9 @@ unsafe fn with_reader<R>(
         && lv.generation() == last.generation
     {
         // SAFETY: `LAST` is set only with the view its live view's reader holds at that
-        // generation, and cleared when the readers go; the reader lets the view go only on a
-        // call that finds another generation, which resets `LAST` first (`with_slot_reader`).
-        // The generation has not moved, so the view is held, and it is the one in effect.
+        // generation, and cleared when the readers go; a reader is replaced, or lets its view
+        // go, only in `with_slot_reader`, which resets `LAST` first. The generation has not
+        // moved, so the view is held, and it is the one in effect.
         return f(unsafe { &*last.view });
     }
     // SAFETY: the caller's contract, passed on.
@@ -257,11 +257,12 @@ unsafe fn with_slot_reader<R>(
     let cached = READER.try_with(|readers| {
         let mut readers = readers.try_borrow_mut().ok()?;
         let Readers { slots, last } = &mut *readers;
+        // A reader may now be replaced, or let its old view go: the shortcut must not point
+        // at either meanwhile.
+        let _ = LAST.try_with(|last| last.set(Last::NONE));
         // SAFETY: the caller's contract, passed on.
         let at = unsafe { find_or_add(slots, last, ptr, lv) };
         let reader = slots.get_mut(at)?.as_mut()?;
-        // The reader may let its old view go now: the shortcut must not point at it meanwhile.
-        let _ = LAST.try_with(|last| last.set(Last::NONE));
         let (generation, view) = reader.current();
         let routed = match view {
             Some(view) => {
