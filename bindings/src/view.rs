@@ -665,8 +665,8 @@ impl LiveView {
 
     /// How many views this handle has applied (0 before the first). It is raised once the new
     /// view is in effect, so a reader that reads generation `g` and then loads the view holds
-    /// the view in effect for as long as the generation still reads `g`: one atomic load (a
-    /// plain load on x86-64 and aarch64) tells a cached view is current. Never wraps.
+    /// the view in effect for as long as the generation still reads `g`: one acquire load (a
+    /// plain load on x86-64, `ldar` on aarch64) tells a cached view is current. Never wraps.
     #[inline(always)]
     #[must_use]
     pub fn generation(&self) -> u64 {
