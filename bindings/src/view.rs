@@ -596,10 +596,12 @@ impl LiveView {
         match result {
             Ok(state) => {
                 let state = Arc::new(state);
+                // Odd while the pointer is swapped, even again after: a reader that has seen
+                // the new view (the swap releases, the load acquires) then reads an odd or a
+                // newer generation, so it never goes back to a view it cached before.
+                self.generation.fetch_add(1, Ordering::SeqCst);
                 self.current.store(Some(Arc::clone(&state)));
-                // After the store: a reader that sees this generation then loads this view or
-                // a newer one.
-                self.generation.fetch_add(1, Ordering::Release);
+                self.generation.fetch_add(1, Ordering::SeqCst);
                 Ok(state)
             }
             Err(e) => Err(self.refuse(Some(document.version), e)),
@@ -663,10 +665,12 @@ impl LiveView {
         ViewReader { live: self, seen: Seen::NONE }
     }
 
-    /// How many views this handle has applied (0 before the first). It is raised once the new
-    /// view is in effect, so a reader that reads generation `g` and then loads the view holds
-    /// the view in effect for as long as the generation still reads `g`: one acquire load (a
-    /// plain load on x86-64, `ldar` on aarch64) tells a cached view is current. Never wraps.
+    /// Twice the number of views this handle has applied, plus one while a publish swaps the
+    /// pointer (0 before the first). A reader that reads an even generation `g` and then loads
+    /// the view holds the view in effect for as long as the generation still reads `g`: one
+    /// acquire load (a plain load on x86-64, `ldar` on aarch64) tells a cached view is
+    /// current. An odd one means a swap is under way: the reader loads the pointer itself
+    /// until the generation is even again. Never wraps.
     #[inline(always)]
     #[must_use]
     pub fn generation(&self) -> u64 {
@@ -711,6 +715,9 @@ impl Seen {
     /// Nothing seen yet: generation 0 has no view, as a new [`LiveView`].
     const NONE: Self = Self { generation: 0, view: None };
 
+    /// A generation no live view reaches: what was loaded is used once and loaded again.
+    const UNSEEN: u64 = u64::MAX;
+
     /// The view in effect of `live`: the one held while `live`'s generation has not moved.
     #[inline(always)]
     fn current(&mut self, live: &LiveView) -> Option<&Arc<ViewState>> {
@@ -722,12 +729,14 @@ impl Seen {
     }
 
     /// Loads the view in effect after reading generation `now` (so the view is that
-    /// generation's or a newer one, and a newer one is seen as a change on the next call).
+    /// generation's or a newer one, and a newer one is seen as a change on the next call). An
+    /// odd `now` (a swap under way) is not kept: the next call loads again, since a view loaded
+    /// before the swap would otherwise be kept after another thread has seen the new one.
     #[cold]
     #[inline(never)]
     fn reload(&mut self, live: &LiveView, now: u64) {
         self.view = live.current.load_full();
-        self.generation = now;
+        self.generation = if now % 2 == 0 { now } else { Self::UNSEEN };
     }
 }
 
@@ -794,8 +803,9 @@ impl OwnedViewReader {
     }
 
     /// The view in effect (`None` before the first), and the generation of the live view it
-    /// was current at: this reader holds that view until a call here finds another generation,
-    /// so a caller may keep its address while [`LiveView::generation`] still reads the same.
+    /// was current at (or one no live view reaches, when it was loaded during a swap): this
+    /// reader holds that view until a call here finds another generation, so a caller may keep
+    /// its address while [`LiveView::generation`] still reads the same.
     #[inline]
     pub fn current(&mut self) -> (u64, Option<&Arc<ViewState>>) {
         self.seen.current(&self.live);
@@ -1042,7 +1052,8 @@ mod tests {
                 let (view, fingerprints) = (Arc::clone(&view), &fingerprints);
                 s.spawn(move || {
                     let mut last = 0;
-                    // Half the threads read through a reader of their own, half through `with`.
+                    // Each thread reads through a reader of its own and through `with` in
+                    // turn: what one way has seen, the other never goes back from.
                     let mut reader = view.reader();
                     for i in 0..20_000u32 {
                         let check = |v: &ViewState| {
@@ -1053,7 +1064,7 @@ mod tests {
                             last = v.version();
                             Ok(())
                         };
-                        if thread % 2 == 0 { reader.with(check) } else { view.with(check) }.unwrap();
+                        if (thread + i as usize) % 2 == 0 { reader.with(check) } else { view.with(check) }.unwrap();
                     }
                 });
             }
