@@ -736,7 +736,7 @@ impl Seen {
     #[inline(never)]
     fn reload(&mut self, live: &LiveView, now: u64) {
         self.view = live.current.load_full();
-        self.generation = if now % 2 == 0 { now } else { Self::UNSEEN };
+        self.generation = if now.is_multiple_of(2) { now } else { Self::UNSEEN };
     }
 }
 
