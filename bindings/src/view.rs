@@ -1064,7 +1064,8 @@ mod tests {
                             last = v.version();
                             Ok(())
                         };
-                        if (thread + i as usize) % 2 == 0 { reader.with(check) } else { view.with(check) }.unwrap();
+                        if (thread + i as usize).is_multiple_of(2) { reader.with(check) } else { view.with(check) }
+                            .unwrap();
                     }
                 });
             }
