@@ -241,8 +241,9 @@ unsafe fn with_reader<R>(
 }
 
 /// [`with_reader`] through the thread's reader of `lv` (made if needed), which then becomes
-/// the thread's shortcut; or, while the thread's storage is being torn down (a call from a
-/// destructor at thread exit), without a reader.
+/// the thread's shortcut; or without a reader before a first view (the live view reports it)
+/// and while the thread's storage is being torn down (a call from a destructor at thread
+/// exit).
 ///
 /// # Safety
 /// As [`with_reader`].
@@ -264,14 +265,10 @@ unsafe fn with_slot_reader<R>(
         let at = unsafe { find_or_add(slots, last, ptr, lv) };
         let reader = slots.get_mut(at)?.as_mut()?;
         let (generation, view) = reader.current();
-        let routed = match view {
-            Some(view) => {
-                let _ = LAST.try_with(|last| last.set(Last { live: ptr, generation, view: Arc::as_ptr(view) }));
-                f.take()?(view)
-            }
-            None => Err(error(ErrorCode::NoView, "no view applied yet".into())),
-        };
-        Some(routed)
+        // No view yet: `None`, and the live view itself answers below (`no_view`).
+        let view = view?;
+        let _ = LAST.try_with(|last| last.set(Last { live: ptr, generation, view: Arc::as_ptr(view) }));
+        Some(f.take()?(view))
     });
     match (cached, f) {
         (Ok(Some(routed)), _) => routed,
