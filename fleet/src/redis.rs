@@ -32,8 +32,9 @@ use keyroute_bindings::Result;
 use crate::addr::NodeAddr;
 use crate::cache::{Added, Cache, Conn, Encoding, Item, Listed, number, signed};
 
-/// Keys per pipelined round (a fetch sends two commands per key, in one transaction). As for memcached, either
-/// the requests or the replies of a round are small, so writing it whole cannot stall.
+/// Keys per pipelined round (a fetch sends two commands per key, in one transaction). As for
+/// memcached, either the requests or the replies of a round are small, so writing it whole
+/// cannot stall.
 const ROUND: usize = 512;
 
 /// Arrays nest at most this deep in the replies read here (`EXEC` of `SCAN`-free commands,
